@@ -1,0 +1,35 @@
+# Two commands: `make run` starts the server on an embedded Redis, `make test` runs every check.
+# Both bootstrap themselves on a machine that has only python3 and make: uv comes from pip when
+# it is missing, and the environment is synced from the committed uv.lock.
+
+PYTHON ?= python3
+UV := $(shell command -v uv 2>/dev/null || echo "$(PYTHON) -m uv")
+RUN := $(UV) run --locked
+
+.PHONY: run test lint typecheck pytest bench openapi env
+
+env:
+	@command -v uv >/dev/null 2>&1 || $(PYTHON) -m uv --version >/dev/null 2>&1 || \
+		$(PYTHON) -m pip install --quiet --disable-pip-version-check uv
+	@$(UV) sync --locked --quiet
+
+run: env
+	$(RUN) allfours serve
+
+test: env lint typecheck pytest
+
+lint:
+	$(RUN) ruff check .
+	$(RUN) ruff format --check .
+
+typecheck:
+	$(RUN) mypy domain
+
+pytest:
+	$(RUN) pytest
+
+bench: env
+	$(RUN) python tests/bench/selfplay.py
+
+openapi: env
+	$(RUN) allfours openapi > openapi/openapi.json
