@@ -1,0 +1,69 @@
+"""Playing whole games without a server: for tests, benchmarks and offline analysis.
+
+``due_system_command`` is the one place that knows which command the dealer's side owes the
+game next (a deal from the seed, or the seed itself at the end); the service uses it too.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from domain.bots import BOTS, Bot
+from domain.commands import Command, CreateGame, Deal, Join, RevealSeed
+from domain.decide import execute
+from domain.events import Event
+from domain.fairness import commit, derive_deck, derive_first_dealer
+from domain.rules import Rules
+from domain.state import State
+from domain.visibility import view
+
+DEFAULT_RULES = Rules()
+
+
+def due_system_command(state: State, seed: str) -> Deal | RevealSeed | None:
+    """The deal or seed reveal the game is waiting for, if any."""
+    if state.phase == "dealing":
+        return Deal(derive_deck(seed, state.hand_no, state.deal_no))
+    if state.phase == "ended" and state.seed is None:
+        return RevealSeed(seed)
+    return None
+
+
+def opening_commands(
+    seed: str, rules: Rules, names: Sequence[str], bots: Sequence[str | None]
+) -> list[Command]:
+    """Create a game for ``seed`` and seat four players (``bots[seat]`` None for a person)."""
+    commands: list[Command] = [
+        CreateGame(
+            rules=rules, seed_commitment=commit(seed), first_dealer=derive_first_dealer(seed)
+        )
+    ]
+    commands.extend(Join(seat, names[seat], bots[seat]) for seat in range(4))
+    return commands
+
+
+def play_game(
+    seed: str,
+    bots: Sequence[str] = ("random", "random", "random", "random"),
+    rules: Rules = DEFAULT_RULES,
+    rng: random.Random | None = None,
+) -> tuple[State, list[Event]]:
+    """Play one complete game between bots (by ``BOTS`` name) and return the log."""
+    # Bots' choices need no secrecy: a seeded PRNG makes a self-played game reproducible.
+    rng = rng or random.Random(seed)  # noqa: S311
+    players: list[Bot] = [BOTS[name] for name in bots]
+    state = State()
+    log: list[Event] = []
+    for command in opening_commands(seed, rules, [f"bot {i}" for i in range(4)], list(bots)):
+        state, events = execute(state, command)
+        log.extend(events)
+    while state.seed is None:
+        next_command: Command | None = due_system_command(state, seed)
+        if next_command is None:
+            seat = state.to_act
+            assert seat is not None
+            next_command = players[seat](view(state, seat), rng)
+        state, events = execute(state, next_command)
+        log.extend(events)
+    return state, log

@@ -1,0 +1,343 @@
+"""``decide``: the rules. A command either becomes the events it causes or is refused.
+
+``execute`` is the working core: it returns the events together with the state they lead to,
+so callers that keep state (the service, the benchmarks) fold each event exactly once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from domain import cards as C
+from domain.commands import (
+    Beg,
+    Command,
+    CreateGame,
+    Deal,
+    GiveOne,
+    Join,
+    Play,
+    RevealSeed,
+    RunPack,
+    Stand,
+)
+from domain.errors import RuleViolation
+from domain.events import (
+    Award,
+    Begged,
+    CardPlayed,
+    Dealt,
+    Event,
+    GameCreated,
+    GameEnded,
+    GaveOne,
+    HandScored,
+    PackRun,
+    PlayerJoined,
+    Redealt,
+    Revealed,
+    SeedRevealed,
+    Stood,
+    TrickWon,
+    TrumpSet,
+)
+from domain.evolve import evolve
+from domain.fairness import commitment_matches
+from domain.legal import follow_mask, give_one_allowed
+from domain.state import State, next_seat, team_of
+
+_CODES = C.CODES
+
+
+class _Outcome:
+    """Events being produced by one command, with the state folded as they are emitted."""
+
+    __slots__ = ("events", "state")
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+        self.events: list[Event] = []
+
+    def emit(self, event: Event) -> State:
+        self.state = evolve(self.state, event)
+        self.events.append(event)
+        return self.state
+
+    def score(self, event: Event) -> bool:
+        """Emit a scoring event; if a team reached the target, end the game. True if ended."""
+        s = self.emit(event)
+        target = s.rules.target
+        for team in (0, 1):
+            if s.scores[team] >= target:
+                self.emit(GameEnded(winner=team, scores=s.scores))
+                return True
+        return False
+
+
+def execute(state: State, command: Command) -> tuple[State, list[Event]]:
+    """The state after ``command`` and the events that got it there.
+
+    Raises ``RuleViolation`` (and changes nothing: states are immutable) when refused.
+    """
+    handler = _HANDLERS[type(command)]
+    out = _Outcome(state)
+    handler(out, state, command)
+    return out.state, out.events
+
+
+def decide(state: State, command: Command) -> list[Event]:
+    """The events ``command`` causes in ``state``; raises ``RuleViolation`` if refused."""
+    return execute(state, command)[1]
+
+
+# --- guards -------------------------------------------------------------------------------
+
+
+def _require_game(state: State) -> None:
+    if state.phase == "new":
+        raise RuleViolation("no_game", "there is no game yet")
+    if state.phase == "ended":
+        raise RuleViolation("game_over", "the game is over")
+
+
+def _require_turn(state: State, phase: str, seat: int, what: str) -> None:
+    _require_game(state)
+    if state.phase != phase:
+        raise RuleViolation("wrong_phase", f"cannot {what} now: the game is {state.phase}")
+    if state.to_act != seat:
+        raise RuleViolation("not_your_turn", f"it is seat {state.to_act}'s turn, not seat {seat}'s")
+
+
+# --- system commands ----------------------------------------------------------------------
+
+
+def _create_game(out: _Outcome, state: State, cmd: CreateGame) -> None:
+    if state.phase != "new":
+        raise RuleViolation("game_exists", "the game was already created")
+    out.emit(
+        GameCreated(
+            rules=cmd.rules, seed_commitment=cmd.seed_commitment, first_dealer=cmd.first_dealer
+        )
+    )
+
+
+def _join(out: _Outcome, state: State, cmd: Join) -> None:
+    _require_game(state)
+    if state.phase != "seating":
+        raise RuleViolation("wrong_phase", "every seat is taken")
+    if state.players[cmd.seat] is not None:
+        raise RuleViolation("seat_taken", f"seat {cmd.seat} is taken")
+    out.emit(PlayerJoined(seat=cmd.seat, name=cmd.name, bot=cmd.bot))
+
+
+def _deal(out: _Outcome, state: State, cmd: Deal) -> None:
+    _require_game(state)
+    if state.phase != "dealing":
+        raise RuleViolation("wrong_phase", f"cannot deal now: the game is {state.phase}")
+    deck = _parse_deck(cmd.deck)
+    out.emit(
+        Dealt(
+            hand=state.hand_no,
+            deal=state.deal_no,
+            dealer=state.dealer,
+            hands=_deal_round(deck, 0, 6, state.dealer),
+            stock=tuple(_CODES[c] for c in deck[24:]),
+        )
+    )
+    _turn_up(out, out.state)
+
+
+def _deal_round(
+    deck: Sequence[int], start: int, each: int, dealer: int
+) -> tuple[tuple[str, ...], ...]:
+    """``each`` cards to every player from ``deck[start:]``, beginning at the dealer's right;
+    the result is indexed by seat."""
+    hands: list[tuple[str, ...]] = [(), (), (), ()]
+    for k in range(4):
+        first = start + each * k
+        hands[(dealer + 1 + k) & 3] = tuple(_CODES[c] for c in deck[first : first + each])
+    return tuple(hands)
+
+
+def _parse_deck(codes: tuple[str, ...]) -> list[int]:
+    try:
+        deck = [C.parse(c) for c in codes]
+    except KeyError as exc:
+        raise RuleViolation("invalid_deck", f"not a card code: {exc.args[0]!r}") from None
+    if len(deck) != C.DECK_SIZE or len(set(deck)) != C.DECK_SIZE:
+        raise RuleViolation("invalid_deck", "a deck must hold each of the 52 cards once")
+    return deck
+
+
+def _kick_points(state: State, card: int) -> int:
+    rank = card % 13
+    if rank == C.ACE:
+        return 1
+    if rank == C.JACK:
+        return 3
+    if rank == (C.TWO if state.rules.tobago_kick else C.SIX):
+        return 2
+    return 0
+
+
+def _turn_up(out: _Outcome, state: State) -> bool:
+    """Turn up the next card for the dealer's team. True if its points ended the game."""
+    card = state.deck[state.next_card]
+    points = _kick_points(state, card)
+    event = Revealed(card=_CODES[card], points=points, team=team_of(state.dealer))
+    if points:
+        return out.score(event)
+    out.emit(event)
+    return False
+
+
+def _reveal_seed(out: _Outcome, state: State, cmd: RevealSeed) -> None:
+    if state.phase != "ended":
+        raise RuleViolation("wrong_phase", "the seed is revealed only when the game is over")
+    if state.seed is not None:
+        raise RuleViolation("wrong_phase", "the seed was already revealed")
+    if not commitment_matches(cmd.seed, state.seed_commitment):
+        raise RuleViolation("seed_mismatch", "that seed does not match the game's commitment")
+    out.emit(SeedRevealed(seed=cmd.seed))
+
+
+# --- the kick, standing and begging --------------------------------------------------------
+
+
+def _stand(out: _Outcome, state: State, cmd: Stand) -> None:
+    _require_turn(state, "begging", cmd.seat, "stand")
+    out.emit(Stood(seat=cmd.seat))
+    out.emit(TrumpSet(suit=C.SUITS[state.kicks[0] // 13]))
+
+
+def _beg(out: _Outcome, state: State, cmd: Beg) -> None:
+    _require_turn(state, "begging", cmd.seat, "beg")
+    out.emit(Begged(seat=cmd.seat))
+
+
+def _give_one(out: _Outcome, state: State, cmd: GiveOne) -> None:
+    _require_turn(state, "dealer_choice", cmd.seat, "give one")
+    if not give_one_allowed(state):
+        raise RuleViolation(
+            "give_one_forbidden", "the begging team is one point short: the dealer must run"
+        )
+    if out.score(GaveOne(seat=cmd.seat, team=team_of(next_seat(cmd.seat)), points=1)):
+        return
+    out.emit(TrumpSet(suit=C.SUITS[state.kicks[0] // 13]))
+
+
+def _run_pack(out: _Outcome, state: State, cmd: RunPack) -> None:
+    _require_turn(state, "dealer_choice", cmd.seat, "run the pack")
+    first_suit = state.kicks[0] // 13
+    dealer = state.dealer
+    s = state
+    while True:
+        s = out.emit(PackRun(seat=dealer, hands=_deal_round(s.deck, s.next_card, 3, dealer)))
+        if _turn_up(out, s):
+            return
+        s = out.state
+        suit = s.kicks[-1] // 13
+        if suit != first_suit:
+            out.emit(TrumpSet(suit=C.SUITS[suit]))
+            return
+        if s.next_card + 13 > C.DECK_SIZE:
+            out.emit(Redealt(dealer=dealer))
+            return
+
+
+# --- play ----------------------------------------------------------------------------------
+
+
+def _play(out: _Outcome, state: State, cmd: Play) -> None:
+    _require_turn(state, "playing", cmd.seat, "play")
+    seat = cmd.seat
+    try:
+        card = C.parse(cmd.card)
+    except KeyError:
+        raise RuleViolation("unknown_card", f"{cmd.card!r} is not a card code") from None
+    if not state.hands[seat] >> card & 1:
+        raise RuleViolation("card_not_in_hand", f"seat {seat} does not hold {_CODES[card]}")
+    allowed, undertrump_applied = follow_mask(state, seat)
+    if not allowed >> card & 1:
+        if undertrump_applied and card // 13 == state.trump:
+            raise RuleViolation(
+                "undertrump_forbidden", "a lower trump may not follow a higher one here"
+            )
+        raise RuleViolation("must_follow_suit", "follow the suit led or play a trump")
+    s = out.emit(CardPlayed(seat=seat, card=_CODES[card]))
+    if len(s.trick) < 4:
+        return
+    winner = _trick_winner(s)
+    s = out.emit(TrickWon(seat=winner, team=winner & 1, cards=tuple(_CODES[c] for c in s.trick)))
+    if not (s.hands[0] | s.hands[1] | s.hands[2] | s.hands[3]):
+        _score_hand(out, s)
+
+
+def _trick_winner(state: State) -> int:
+    trick = state.trick
+    assert state.trump is not None
+    played = C.cardset(trick)
+    trumps = played & C.SUIT_MASKS[state.trump]
+    best = C.highest(trumps if trumps else played & C.SUIT_MASKS[trick[0] // 13])
+    return (state.leader + trick.index(best)) & 3
+
+
+def _holder(state: State, card: int) -> int:
+    for seat in range(4):
+        if state.dealt[seat] >> card & 1:
+            return seat
+    raise AssertionError("a card in play has a holder")
+
+
+def hand_awards(state: State) -> tuple[list[Award], tuple[int, int]]:
+    """Every award of a finished hand in the order it is given (High, Low, Jack, Game), and
+    the teams' game counts. Awarding stops at the target: see ``_score_hand``."""
+    assert state.trump is not None
+    trump_mask = C.SUIT_MASKS[state.trump]
+    dealt = state.dealt
+    in_play = dealt[0] | dealt[1] | dealt[2] | dealt[3]
+    trumps = in_play & trump_mask
+    awards: list[Award] = []
+    if trumps:
+        for kind, card in (("high", C.highest(trumps)), ("low", C.lowest(trumps))):
+            holder = _holder(state, card)
+            awards.append(Award(kind, holder & 1, 1, _CODES[card], holder))  # type: ignore[arg-type]
+    jack = state.trump * 13 + C.JACK
+    if in_play >> jack & 1:
+        holder = _holder(state, jack)
+        taker = 0 if state.won[0] >> jack & 1 else 1
+        if taker == holder & 1:
+            awards.append(Award("jack", taker, 1, _CODES[jack], holder))
+        else:
+            awards.append(Award("hang_jack", taker, 3, _CODES[jack], holder))
+    counts = (C.game_count(state.won[0]), C.game_count(state.won[1]))
+    if counts[0] != counts[1]:
+        awards.append(Award("game", 0 if counts[0] > counts[1] else 1, 1))
+    return awards, counts
+
+
+def _score_hand(out: _Outcome, state: State) -> None:
+    awards, counts = hand_awards(state)
+    target = state.rules.target
+    scores = list(state.scores)
+    given: list[Award] = []
+    for award in awards:
+        given.append(award)
+        scores[award.team] += award.points
+        if scores[award.team] >= target:
+            break
+    out.score(HandScored(awards=tuple(given), game_counts=counts, scores=(scores[0], scores[1])))
+
+
+_HANDLERS: dict[type[Any], Callable[[_Outcome, State, Any], None]] = {
+    CreateGame: _create_game,
+    Join: _join,
+    Deal: _deal,
+    Stand: _stand,
+    Beg: _beg,
+    GiveOne: _give_one,
+    RunPack: _run_pack,
+    Play: _play,
+    RevealSeed: _reveal_seed,
+}

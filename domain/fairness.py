@@ -1,0 +1,121 @@
+"""The provably fair deck source, and ``verify`` to check a finished game against it.
+
+Before the first deal the service draws a secret 32-byte seed and records only its SHA-256
+(the commitment) in ``GameCreated``. Every deck is derived from the seed and its (hand, deal)
+numbers; the first dealer from the seed too. ``SeedRevealed``, the last event, publishes the
+seed so anyone can re-derive every deal and check the server could not have chosen them.
+
+Derivation (simple enough to reimplement in any language):
+  words(label) = the 32-bit big-endian words of HMAC-SHA256(seed, f"{label}:{i}") for i = 0, 1, …
+  below(n)     = the next word w < 2**32 - 2**32 % n (others are skipped), taken modulo n
+  deck(h, d)   = Fisher-Yates over the 52 codes in the order 2C 3C … AC 2D … AS: for i from 51
+                 down to 1, swap positions i and below(i + 1), with label f"deck:{h}:{d}"
+  first dealer = below(4) with label "dealer"
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Iterator, Sequence
+
+import msgspec
+
+from domain import cards as C
+from domain.events import Dealt, Event, GameCreated, PackRun, Revealed, SeedRevealed
+
+_WORD = 1 << 32
+
+
+def commit(seed: str) -> str:
+    """The commitment to a hex seed: SHA-256 of its bytes, hex."""
+    return hashlib.sha256(bytes.fromhex(seed)).hexdigest()
+
+
+def commitment_matches(seed: str, commitment: str) -> bool:
+    try:
+        return hmac.compare_digest(commit(seed), commitment)
+    except ValueError:  # not hex
+        return False
+
+
+def _words(seed: str, label: str) -> Iterator[int]:
+    key = bytes.fromhex(seed)
+    counter = 0
+    while True:
+        block = hmac.digest(key, f"{label}:{counter}".encode(), "sha256")
+        for i in range(0, 32, 4):
+            yield int.from_bytes(block[i : i + 4], "big")
+        counter += 1
+
+
+def _below(words: Iterator[int], n: int) -> int:
+    limit = _WORD - _WORD % n
+    while True:
+        word = next(words)
+        if word < limit:
+            return word % n
+
+
+def derive_deck(seed: str, hand: int, deal: int) -> tuple[str, ...]:
+    """The deck of deal ``deal`` of hand ``hand``, as card codes in the order they are dealt."""
+    words = _words(seed, f"deck:{hand}:{deal}")
+    deck = list(C.CODES)
+    for i in range(C.DECK_SIZE - 1, 0, -1):
+        j = _below(words, i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return tuple(deck)
+
+
+def derive_first_dealer(seed: str) -> int:
+    return _below(_words(seed, "dealer"), 4)
+
+
+class Verification(msgspec.Struct, frozen=True):
+    ok: bool
+    problems: tuple[str, ...] = ()
+
+
+def _dealt_deck(e: Dealt) -> tuple[str, ...]:
+    order: list[str] = []
+    for k in range(1, 5):
+        order.extend(e.hands[(e.dealer + k) & 3] or ())
+    order.extend(e.stock or ())
+    return tuple(order)
+
+
+def verify(events: Sequence[Event]) -> Verification:
+    """Check a finished game's full log: the seed matches its commitment, the first dealer and
+    every deck are the ones the seed gives, and every card turned up or dealt while running
+    the pack came off that deck in order."""
+    problems: list[str] = []
+    if not events or not isinstance(events[0], GameCreated):
+        return Verification(False, ("the log does not start with GameCreated",))
+    if not isinstance(events[-1], SeedRevealed):
+        return Verification(False, ("the log does not end with SeedRevealed",))
+    created, seed = events[0], events[-1].seed
+    if not commitment_matches(seed, created.seed_commitment):
+        return Verification(False, ("the seed does not match the commitment",))
+    if derive_first_dealer(seed) != created.first_dealer:
+        problems.append("the first dealer is not the one the seed gives")
+    deck: tuple[str, ...] = ()
+    position = 0
+    for index, event in enumerate(events):
+        if isinstance(event, Dealt):
+            deck = _dealt_deck(event)
+            position = 24
+            if deck != derive_deck(seed, event.hand, event.deal):
+                problems.append(f"event {index + 1}: deal {event.hand}.{event.deal} is not fair")
+        elif isinstance(event, Revealed):
+            if position >= len(deck) or deck[position] != event.card:
+                problems.append(f"event {index + 1}: turned-up card is not the next one")
+            position += 1
+        elif isinstance(event, PackRun):
+            dealer = event.seat
+            for k in range(4):
+                expected = deck[position + 3 * k : position + 3 * k + 3]
+                if tuple(event.hands[(dealer + 1 + k) & 3] or ()) != expected:
+                    problems.append(f"event {index + 1}: cards dealt running the pack differ")
+                    break
+            position += 12
+    return Verification(not problems, tuple(problems))

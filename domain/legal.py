@@ -1,0 +1,63 @@
+"""Which cards and commands a seat may play now: the rules' move generator."""
+
+from __future__ import annotations
+
+from domain import cards as C
+from domain.commands import Beg, GiveOne, Play, PlayerCommand, RunPack, Stand
+from domain.state import State
+
+
+def playable(state: State, seat: int) -> C.CardSet:
+    """The cards ``seat`` may legally play to the current trick (empty when not its turn)."""
+    if state.phase != "playing" or state.to_act != seat:
+        return 0
+    return follow_mask(state, seat)[0]
+
+
+def follow_mask(state: State, seat: int) -> tuple[C.CardSet, bool]:
+    """The cards ``seat`` may play by the follow and undertrump rules, and whether the
+    undertrump rule removed any (so a refusal can name the rule that was broken)."""
+    hand = state.hands[seat]
+    trick = state.trick
+    if not trick:
+        return hand, False
+    led = trick[0] // 13
+    trump = state.trump
+    assert trump is not None  # playing phase always has a trump
+    trump_mask = C.SUIT_MASKS[trump]
+    led_cards = hand & C.SUIT_MASKS[led]
+    allowed = (led_cards | (hand & trump_mask)) if led_cards else hand
+    if state.rules.undertrump == "forbidden" and led != trump:
+        trumps_played = C.cardset(trick) & trump_mask
+        if trumps_played:
+            below_top = (1 << C.highest(trumps_played)) - 1
+            under = allowed & trump_mask & below_top
+            if under and allowed & ~under:
+                return allowed & ~under, True
+    return allowed, False
+
+
+def legal_actions(state: State, seat: int) -> list[PlayerCommand]:
+    """Exactly the commands ``decide`` would accept from ``seat`` now."""
+    to_act = state.to_act
+    if to_act != seat:
+        return []
+    phase = state.phase
+    if phase == "playing":
+        return [Play(seat, C.CODES[c]) for c in C.cards_in(follow_mask(state, seat)[0])]
+    if phase == "begging":
+        return [Stand(seat), Beg(seat)]
+    if phase == "dealer_choice":
+        if give_one_allowed(state):
+            return [GiveOne(seat), RunPack(seat)]
+        return [RunPack(seat)]
+    return []
+
+
+def give_one_allowed(state: State) -> bool:
+    """Under ``give_one_at_13 = forbidden`` the dealer must run the pack when the begging
+    team is one point short of the target."""
+    if state.rules.give_one_at_13 == "allowed":
+        return True
+    begging_team = (state.dealer + 1) & 1
+    return state.scores[begging_team] != state.rules.target - 1
