@@ -1,0 +1,91 @@
+"""The Litestar application factory: routes, errors, OpenAPI, metrics and the lifespan that
+connects to Redis. Settings come from the environment (``server.settings``)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from litestar import Litestar, Request
+from litestar.config.cors import CORSConfig
+from litestar.datastructures import State
+from litestar.di import Provide
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.spec import Server
+from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
+
+from server.api.auth import SeatAuth
+from server.api.context import AppContext
+from server.api.games import GamesController
+from server.api.health import HealthController
+from server.api.metrics import Metrics
+from server.api.problems import EXCEPTION_HANDLERS
+from server.api.ratelimit import RateLimiter
+from server.api.streams import StreamController
+from server.lobby import Lobby
+from server.service import GameService
+from server.settings import Settings, from_env
+from server.store import connect_store
+
+API_VERSION = "1.0.0"
+
+
+class MetricsController(PrometheusController):
+    path = "/metrics"
+    include_in_schema = False
+
+
+def _context(state: State) -> AppContext:
+    ctx: AppContext = state.ctx
+    return ctx
+
+
+def create_app(settings: Settings | None = None) -> Litestar:
+    settings = settings or from_env()
+
+    @asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        if settings.redis_url is None:
+            raise RuntimeError("REDIS_URL is not set: start through `allfours serve`")
+        store = connect_store(settings.redis_url)
+        service = GameService(store, Lobby(store.redis), cache_size=settings.cache_size)
+        app.state.ctx = AppContext(
+            settings=settings,
+            store=store,
+            service=service,
+            auth=SeatAuth(store),
+            limiter=RateLimiter(store.redis, settings.rate_limit, settings.rate_window_s),
+            metrics=Metrics.shared(),
+        )
+        try:
+            yield
+        finally:
+            app.state.ctx.close_streams()
+            await store.aclose()
+
+    async def rate_limit(request: Request[Any, Any, Any]) -> None:
+        await _context(request.app.state).limiter.check(request)
+
+    return Litestar(
+        route_handlers=[GamesController, StreamController, HealthController, MetricsController],
+        lifespan=[lifespan],
+        dependencies={"ctx": Provide(_context, sync_to_thread=False)},
+        exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
+        before_request=rate_limit,
+        request_max_body_size=settings.max_body_bytes,
+        cors_config=CORSConfig(allow_origins=list(settings.cors_origins))
+        if settings.cors_origins
+        else None,
+        middleware=[PrometheusConfig(app_name="allfours", group_path=True).middleware],
+        openapi_config=OpenAPIConfig(
+            title="allfours",
+            version=API_VERSION,
+            description="All Fours (Trinidad) game server: create tables, take seats, play "
+            "over HTTP and follow games live over Server-Sent Events. Errors are RFC 9457 "
+            "problem details with a stable ``code``.",
+            servers=[Server(url="/")],
+            path="/docs",
+        ),
+        debug=False,
+    )

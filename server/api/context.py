@@ -1,0 +1,31 @@
+"""Everything a request handler needs, built once per process by the app's lifespan."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from server.api.auth import SeatAuth
+from server.api.metrics import Metrics
+from server.api.ratelimit import RateLimiter
+from server.service import GameService
+from server.settings import Settings
+from server.store import RedisEventStore, Subscription
+
+
+@dataclass(slots=True)
+class AppContext:
+    settings: Settings
+    store: RedisEventStore
+    service: GameService
+    auth: SeatAuth
+    limiter: RateLimiter
+    metrics: Metrics
+    shutting_down: asyncio.Event = field(default_factory=asyncio.Event)
+    streams: set[Subscription] = field(default_factory=set)
+    """Open SSE subscriptions, closed on shutdown so their clients reconnect elsewhere."""
+
+    def close_streams(self) -> None:
+        self.shutting_down.set()
+        for subscription in list(self.streams):
+            subscription.close()

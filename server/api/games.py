@@ -1,0 +1,269 @@
+"""The game endpoints: thin handlers over ``GameService``; the rules live in ``domain``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+from litestar import Controller, Request, Response, get, post
+from litestar.params import Parameter
+
+from domain import Beg, GiveOne, Play, PlayerCommand, RunPack, Stand, View, view
+from server.api.auth import token_of
+from server.api.context import AppContext
+from server.api.docs import problems
+from server.api.models import (
+    REPLAY_FORMAT,
+    REPLAY_FORMAT_VERSION,
+    AddBot,
+    BegCommand,
+    CommandAccepted,
+    CommandBody,
+    CreateGame,
+    EventEnvelope,
+    EventPage,
+    GameCreated,
+    GiveOneCommand,
+    PlayCommand,
+    Replay,
+    RunPackCommand,
+    SeatGranted,
+    StandCommand,
+    TakeSeat,
+)
+from server.codec import decode_event, redact_bytes
+from server.errors import GameNotFinished
+from server.lobby import GamePage, Status
+
+GameId = Annotated[
+    str, Parameter(pattern=r"^[A-Za-z0-9_-]{1,64}$", description="The game's id")
+]
+SeatPath = Annotated[int, Parameter(ge=0, le=3, description="Seat 0..3, counterclockwise")]
+IdempotencyKey = Annotated[
+    str | None,
+    Parameter(
+        header="Idempotency-Key",
+        required=False,
+        min_length=1,
+        max_length=200,
+        description="A client-chosen id: a retry with the same key returns the first outcome "
+        "instead of acting twice.",
+    ),
+]
+SeatToken = Annotated[
+    str | None,
+    Parameter(
+        query="token",
+        required=False,
+        description="The seat token for clients that cannot send ``Authorization: Bearer`` "
+        "(browsers' EventSource). Prefer the header.",
+    ),
+]
+After = Annotated[int, Parameter(ge=0, description="Only events after this version")]
+
+_SIMPLE_COMMANDS: dict[type[Any], type[Stand | Beg | GiveOne | RunPack]] = {
+    StandCommand: Stand,
+    BegCommand: Beg,
+    GiveOneCommand: GiveOne,
+    RunPackCommand: RunPack,
+}
+
+
+def domain_command(body: CommandBody, seat: int) -> PlayerCommand:
+    if isinstance(body, PlayCommand):
+        return Play(seat, body.card)
+    return _SIMPLE_COMMANDS[type(body)](seat)
+
+
+def envelopes(
+    first_version: int, datas: Sequence[bytes], viewer: int | None
+) -> tuple[EventEnvelope, ...]:
+    """Stored events as ``viewer`` may see them, numbered from ``first_version``."""
+    return tuple(
+        EventEnvelope(first_version + i, decode_event(redact_bytes(data, viewer)))
+        for i, data in enumerate(datas)
+    )
+
+
+class GamesController(Controller):
+    path = "/v1/games"
+    tags = ["games"]
+
+    @post(
+        "/",
+        operation_id="createGame",
+        summary="Create a game",
+        description="A table with the given rule options. Seats given a bot kind are filled "
+        "at once; with four bots the game is played out before this returns.",
+        status_code=201,
+        responses=problems(400, 413, 429, 503),
+    )
+    async def create_game(
+        self, data: CreateGame, ctx: AppContext, idempotency_key: IdempotencyKey = None
+    ) -> GameCreated:
+        result = await ctx.service.create_game(data.rules, data.bots, idempotency_key)
+        return GameCreated(result.game_id, result.version)
+
+    @get(
+        "/",
+        operation_id="listGames",
+        summary="List games by status, newest first",
+        responses=problems(400, 503),
+    )
+    async def list_games(
+        self,
+        ctx: AppContext,
+        status: Status = "open",
+        cursor: Annotated[
+            str | None,
+            Parameter(
+                pattern=r"^\d{1,16}:[A-Za-z0-9_-]{1,64}$",
+                required=False,
+                description="``next_cursor`` of the previous page",
+            ),
+        ] = None,
+        limit: Annotated[int, Parameter(ge=1, le=100)] = 20,
+    ) -> GamePage:
+        return await ctx.service.list_games(status, cursor, limit)
+
+    @get(
+        "/{game_id:str}",
+        operation_id="getGame",
+        summary="The game as the caller may see it",
+        description="With a seat token, that seat's view (its hand and legal actions); "
+        "without, the spectator's. ``ETag`` changes with the version: send it back in "
+        "``If-None-Match`` to poll cheaply (304 while nothing changed).",
+        responses=problems(304, 400, 401, 403, 404, 503),
+    )
+    async def get_game(
+        self,
+        request: Request[Any, Any, Any],
+        game_id: GameId,
+        ctx: AppContext,
+        token: SeatToken = None,
+    ) -> Response[View]:
+        viewer = await ctx.auth.seat_of(game_id, token_of(request), required=False)
+        state = await ctx.service.state(game_id)
+        etag = f'W/"{state.version}-{"s" if viewer is None else viewer}"'
+        headers = {"ETag": etag, "Cache-Control": "no-cache"}
+        if request.headers.get("if-none-match") == etag:
+            return Response(content=None, status_code=304, headers=headers)  # type: ignore[arg-type]
+        return Response(view(state, viewer), headers=headers)
+
+    @post(
+        "/{game_id:str}/seats/{seat:int}",
+        operation_id="takeSeat",
+        summary="Take an open seat",
+        description="Returns the seat token, once: keep it, it cannot be shown again.",
+        status_code=201,
+        responses=problems(400, 404, 409, 413, 429, 503),
+    )
+    async def take_seat(
+        self, game_id: GameId, seat: SeatPath, data: TakeSeat, ctx: AppContext
+    ) -> SeatGranted:
+        grant = await ctx.service.take_seat(game_id, seat, data.name)
+        return SeatGranted(grant.game_id, grant.seat, grant.token, grant.version)
+
+    @post(
+        "/{game_id:str}/seats/{seat:int}/bot",
+        operation_id="addBot",
+        summary="Seat a bot in an open seat",
+        status_code=201,
+        responses=problems(400, 404, 409, 413, 429, 503),
+    )
+    async def add_bot(
+        self, game_id: GameId, seat: SeatPath, data: AddBot, ctx: AppContext
+    ) -> GameCreated:
+        result = await ctx.service.add_bot(game_id, seat, data.kind)
+        return GameCreated(result.game_id, result.version)
+
+    @post(
+        "/{game_id:str}/seats/{seat:int}/commands",
+        operation_id="sendCommand",
+        summary="Act for a seat: stand, beg, give one, run the pack or play a card",
+        description="Needs the seat's token. The response holds the events the command "
+        "stored (bots' replies and the next deal included), as this seat may see them.",
+        status_code=200,
+        responses=problems(400, 401, 403, 404, 409, 413, 422, 429, 503),
+    )
+    async def send_command(
+        self,
+        request: Request[Any, Any, Any],
+        game_id: GameId,
+        seat: SeatPath,
+        data: CommandBody,
+        ctx: AppContext,
+        idempotency_key: IdempotencyKey = None,
+    ) -> CommandAccepted:
+        await ctx.auth.require_seat(game_id, seat, token_of(request))
+        kind = type(data).__struct_config__.tag
+        outcome = "error"
+        try:
+            with ctx.metrics.store_latency.time():
+                result = await ctx.service.play(
+                    game_id, domain_command(data, seat), idempotency_key, data.expected_version
+                )
+            outcome = "duplicate" if result.duplicate else "ok"
+        except Exception as exc:
+            outcome = getattr(exc, "code", "error")
+            raise
+        finally:
+            ctx.metrics.commands.labels(str(kind), outcome).inc()
+        stored = list(result.stored)
+        if not stored:
+            count = result.version - result.first_version + 1
+            events = await ctx.service.read_events(game_id, result.first_version - 1, count)
+            stored = [e.data for e in events]
+        return CommandAccepted(
+            game_id=game_id,
+            first_version=result.first_version,
+            version=result.version,
+            duplicate=result.duplicate,
+            events=envelopes(result.first_version, stored, seat),
+        )
+
+    @get(
+        "/{game_id:str}/events",
+        operation_id="listEvents",
+        summary="The event log as the caller may see it",
+        description="Events after version ``after``, at most ``limit``. Other seats' cards "
+        "and the stock are blanked out (null) for everyone until the replay is published.",
+        responses=problems(400, 401, 403, 404, 503),
+    )
+    async def list_events(
+        self,
+        request: Request[Any, Any, Any],
+        game_id: GameId,
+        ctx: AppContext,
+        after: After = 0,
+        limit: Annotated[int, Parameter(ge=1, le=1000)] = 200,
+        token: SeatToken = None,
+    ) -> EventPage:
+        viewer = await ctx.auth.seat_of(game_id, token_of(request), required=False)
+        stored = await ctx.service.read_events(game_id, after, limit)
+        page = tuple(
+            EventEnvelope(e.version, decode_event(redact_bytes(e.data, viewer))) for e in stored
+        )
+        return EventPage(game_id, page, stored[-1].version if stored else after)
+
+    @get(
+        "/{game_id:str}/replay",
+        operation_id="getReplay",
+        summary="A finished game's full log and seed",
+        description="Every hand and the seed, for replay viewers and for checking the deals "
+        "(``domain.verify``). 409 ``game_not_finished`` until the game is over.",
+        responses=problems(400, 404, 409, 503),
+    )
+    async def get_replay(self, game_id: GameId, ctx: AppContext) -> Replay:
+        state = await ctx.service.state(game_id)
+        if state.seed is None:
+            raise GameNotFinished("the full log is published when the game is over")
+        stored = await ctx.service.read_events(game_id)
+        return Replay(
+            format=REPLAY_FORMAT,
+            format_version=REPLAY_FORMAT_VERSION,
+            game_id=game_id,
+            seed=state.seed,
+            seed_commitment=state.seed_commitment,
+            events=tuple(EventEnvelope(e.version, decode_event(e.data)) for e in stored),
+        )

@@ -1,0 +1,122 @@
+"""Request and response bodies of the HTTP API (msgspec structs: validated and documented)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+
+from domain import CODES, Event, Rules
+
+CardCode = Literal[CODES]  # type: ignore[valid-type]
+"""Every card's short code, e.g. ``"TC"`` (ten of clubs) or ``"AS"``: an enum in the spec."""
+
+BotKind = Literal["random", "heuristic"]
+SeatNo = Annotated[int, msgspec.Meta(ge=0, le=3, description="Seat 0..3, counterclockwise")]
+Version = Annotated[int, msgspec.Meta(ge=0)]
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=r"^[^\x00-\x1f]+$")]
+
+
+class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    rules: Rules = Rules()
+    bots: Annotated[tuple[BotKind | None, ...], msgspec.Meta(min_length=4, max_length=4)] = (
+        None,
+        None,
+        None,
+        None,
+    )
+    """A bot kind per seat to fill at once, or null to leave the seat open for a person."""
+
+
+class GameCreated(msgspec.Struct, frozen=True):
+    game_id: str
+    version: int
+
+
+class TakeSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    name: Name
+
+
+class SeatGranted(msgspec.Struct, frozen=True):
+    game_id: str
+    seat: int
+    token: str
+    """The seat's secret: send it as ``Authorization: Bearer <token>``. Shown only once."""
+    version: int
+
+
+class AddBot(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    kind: BotKind = "heuristic"
+
+
+class _Body(
+    msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True
+):
+    expected_version: Version | None = None
+    """If given, the command is refused with 409 ``version_conflict`` unless the game is
+    exactly at this version."""
+
+
+class StandCommand(_Body, frozen=True, tag="stand"):
+    """Accept the kick's suit as trump (the player on the dealer's right)."""
+
+
+class BegCommand(_Body, frozen=True, tag="beg"):
+    """Ask the dealer for another trump (the player on the dealer's right)."""
+
+
+class GiveOneCommand(_Body, frozen=True, tag="give_one"):
+    """Keep the kick's suit and give the begging team one point (the dealer)."""
+
+
+class RunPackCommand(_Body, frozen=True, tag="run_pack"):
+    """Deal three more each and turn up a new kick (the dealer)."""
+
+
+class PlayCommand(_Body, frozen=True, tag="play"):
+    card: CardCode
+
+
+CommandBody = StandCommand | BegCommand | GiveOneCommand | RunPackCommand | PlayCommand
+
+
+class EventEnvelope(msgspec.Struct, frozen=True):
+    version: int
+    """Stream position, from 1: also the SSE event id."""
+    event: Event
+
+
+class CommandAccepted(msgspec.Struct, frozen=True):
+    game_id: str
+    first_version: int
+    version: int
+    duplicate: bool
+    """True when this Idempotency-Key was already applied: the original outcome is returned."""
+    events: tuple[EventEnvelope, ...]
+    """The events this command stored, as the acting seat may see them."""
+
+
+class EventPage(msgspec.Struct, frozen=True):
+    game_id: str
+    events: tuple[EventEnvelope, ...]
+    next_after: int
+    """Pass as ``after`` to continue."""
+
+
+REPLAY_FORMAT = "allfours-replay"
+REPLAY_FORMAT_VERSION = 1
+
+
+class Replay(msgspec.Struct, frozen=True):
+    """A finished game's full log: every hand, the stock and the seed (see ``verify``)."""
+
+    format: Literal["allfours-replay"]
+    format_version: int
+    game_id: str
+    seed: str
+    seed_commitment: str
+    events: tuple[EventEnvelope, ...]
+
+
+class Health(msgspec.Struct, frozen=True):
+    status: Literal["ok", "unavailable"]

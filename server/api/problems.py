@@ -1,0 +1,165 @@
+"""RFC 9457 problem details: every error the API returns, with a stable machine ``code``.
+
+One function maps each exception kind to a status and code, so a client can branch on
+``code`` alone and every operation documents the same ``Problem`` schema.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import msgspec
+from litestar import Request, Response
+from litestar.exceptions import (
+    HTTPException,
+    MethodNotAllowedException,
+    NotFoundException,
+    ValidationException,
+)
+from litestar.status_codes import (
+    HTTP_400_BAD_REQUEST,
+    HTTP_401_UNAUTHORIZED,
+    HTTP_403_FORBIDDEN,
+    HTTP_404_NOT_FOUND,
+    HTTP_405_METHOD_NOT_ALLOWED,
+    HTTP_409_CONFLICT,
+    HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+    HTTP_422_UNPROCESSABLE_ENTITY,
+    HTTP_429_TOO_MANY_REQUESTS,
+    HTTP_500_INTERNAL_SERVER_ERROR,
+    HTTP_503_SERVICE_UNAVAILABLE,
+)
+
+from domain import RuleViolation
+from server.errors import (
+    Forbidden,
+    GameNotFinished,
+    GameNotFound,
+    ServiceError,
+    TooManyConflicts,
+    Unauthorized,
+    VersionConflict,
+)
+from server.store import StoreError, StoreUnavailable
+
+PROBLEM_MEDIA_TYPE = "application/problem+json"
+_log = logging.getLogger("allfours.api")
+
+
+class Problem(msgspec.Struct, frozen=True, omit_defaults=True):
+    """An error, as RFC 9457 problem details plus a stable ``code``."""
+
+    type: str
+    """A URI naming the kind of problem (``urn:allfours:problem:<code>``)."""
+    title: str
+    status: int
+    code: str
+    """Stable machine-readable code: branch on this."""
+    detail: str | None = None
+    instance: str | None = None
+    current_version: int | None = None
+    """With ``version_conflict``: the game's version now."""
+    retry_after: int | None = None
+    """With ``rate_limited``, ``unavailable`` and ``busy``: seconds to wait (also a header)."""
+
+
+class RateLimited(Exception):
+    def __init__(self, retry_after: int) -> None:
+        super().__init__("rate limit exceeded")
+        self.retry_after = retry_after
+
+
+# Rule violations that are about the request itself rather than the game's moment.
+_UNPROCESSABLE_RULES = {"unknown_card", "invalid_deck", "invalid_seat"}
+
+_TITLES = {
+    HTTP_400_BAD_REQUEST: "Bad request",
+    HTTP_401_UNAUTHORIZED: "Unauthorized",
+    HTTP_403_FORBIDDEN: "Forbidden",
+    HTTP_404_NOT_FOUND: "Not found",
+    HTTP_405_METHOD_NOT_ALLOWED: "Method not allowed",
+    HTTP_409_CONFLICT: "Conflict",
+    HTTP_413_REQUEST_ENTITY_TOO_LARGE: "Request body too large",
+    HTTP_422_UNPROCESSABLE_ENTITY: "Unprocessable request",
+    HTTP_429_TOO_MANY_REQUESTS: "Too many requests",
+    HTTP_500_INTERNAL_SERVER_ERROR: "Internal error",
+    HTTP_503_SERVICE_UNAVAILABLE: "Service unavailable",
+}
+
+
+def problem_response(
+    request: Request[Any, Any, Any] | None,
+    status: int,
+    code: str,
+    detail: str | None,
+    *,
+    current_version: int | None = None,
+    retry_after: int | None = None,
+) -> Response[Problem]:
+    problem = Problem(
+        type=f"urn:allfours:problem:{code}",
+        title=_TITLES.get(status, "Error"),
+        status=status,
+        code=code,
+        detail=detail,
+        instance=None if request is None else request.url.path,
+        current_version=current_version,
+        retry_after=retry_after,
+    )
+    headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
+    return Response(problem, status_code=status, media_type=PROBLEM_MEDIA_TYPE, headers=headers)
+
+
+def _to_problem(request: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:
+    if isinstance(exc, RuleViolation):
+        status = HTTP_422_UNPROCESSABLE_ENTITY if exc.code in _UNPROCESSABLE_RULES else 409
+        return problem_response(request, status, exc.code, exc.message)
+    if isinstance(exc, VersionConflict):
+        return problem_response(
+            request, 409, exc.code, exc.message, current_version=exc.current_version
+        )
+    if isinstance(exc, ServiceError):
+        status = {
+            GameNotFound: HTTP_404_NOT_FOUND,
+            Unauthorized: HTTP_401_UNAUTHORIZED,
+            Forbidden: HTTP_403_FORBIDDEN,
+            TooManyConflicts: HTTP_503_SERVICE_UNAVAILABLE,
+            GameNotFinished: HTTP_409_CONFLICT,
+        }.get(type(exc), HTTP_400_BAD_REQUEST)
+        retry = 1 if status == HTTP_503_SERVICE_UNAVAILABLE else None
+        return problem_response(request, status, exc.code, exc.message, retry_after=retry)
+    if isinstance(exc, RateLimited):
+        return problem_response(
+            request, 429, "rate_limited", "slow down", retry_after=exc.retry_after
+        )
+    if isinstance(exc, StoreError):
+        detail = "the event store is unavailable; retry shortly"
+        if not isinstance(exc, StoreUnavailable):
+            _log.warning("store error: %s", exc)
+        return problem_response(request, 503, "unavailable", detail, retry_after=1)
+    if isinstance(exc, ValidationException):
+        return problem_response(request, 400, "invalid_request", _validation_detail(exc))
+    if isinstance(exc, NotFoundException):
+        return problem_response(request, 404, "not_found", exc.detail)
+    if isinstance(exc, MethodNotAllowedException):
+        return problem_response(request, 405, "method_not_allowed", exc.detail)
+    if isinstance(exc, HTTPException):
+        code = {413: "payload_too_large", 401: "unauthorized", 403: "forbidden"}.get(
+            exc.status_code, "invalid_request" if exc.status_code < 500 else "internal"
+        )
+        return problem_response(request, exc.status_code, code, exc.detail)
+    _log.exception("unhandled error on %s", request.url.path, exc_info=exc)
+    return problem_response(request, 500, "internal", "an unexpected error occurred")
+
+
+def _validation_detail(exc: ValidationException) -> str:
+    extra = exc.extra
+    if isinstance(extra, list) and extra:
+        first = extra[0]
+        if isinstance(first, dict):
+            return f"{exc.detail}: {first.get('message', '')} ({first.get('key', '')})"
+    return str(exc.detail)
+
+
+EXCEPTION_HANDLERS = {Exception: _to_problem}

@@ -1,0 +1,124 @@
+"""Server-Sent Events: a game's events, replayed from a version and then live.
+
+Frame: ``id: <version>``, ``event: <event type>``, ``data: <event JSON, redacted for the
+viewer>``. Resume with ``Last-Event-ID`` (browsers send it on reconnect) or ``?after=``: the
+stream continues right after that version, with no gap and no duplicate. A comment line is
+sent as a heartbeat when nothing happened for a while, so proxies keep the connection open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+from litestar import Controller, Request, get
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import Parameter
+from litestar.response import Stream
+
+from server.api.auth import token_of
+from server.api.context import AppContext
+from server.api.docs import problems
+from server.api.games import GameId, SeatToken
+from server.api.models import EventEnvelope
+from server.codec import redact_bytes
+from server.errors import GameNotFound
+from server.store import ResyncRequired, StoreUnavailable, SubscriberLagged
+
+SSE_MEDIA_TYPE = "text/event-stream"
+_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"}
+
+
+def _event_type(data: bytes) -> bytes:
+    # msgspec writes the tag first: b'{"type":"Dealt",...'
+    return data[9 : data.index(b'"', 9)]
+
+
+def frame(version: int, data: bytes) -> bytes:
+    return b"id: %d\nevent: %s\ndata: %s\n\n" % (version, _event_type(data), data)
+
+
+async def sse_frames(
+    ctx: AppContext, game_id: str, after: int, viewer: int | None
+) -> AsyncIterator[bytes]:
+    heartbeat = ctx.settings.sse_heartbeat_s
+    yield b"retry: 1000\n: stream of game %s from version %d\n\n" % (game_id.encode(), after)
+    subscription = ctx.store.subscribe(game_id, after)
+    ctx.streams.add(subscription)
+    ctx.metrics.sse_subscribers.inc()
+    try:
+        while True:
+            try:
+                event = await asyncio.wait_for(subscription.__anext__(), heartbeat)
+            except TimeoutError:
+                yield b": heartbeat\n\n"
+                continue
+            except StopAsyncIteration:
+                return  # closed: server shutting down; the client reconnects elsewhere
+            except StoreUnavailable:
+                yield b": store unavailable, waiting\n\n"
+                await asyncio.sleep(1)
+                continue
+            except SubscriberLagged:
+                return  # the client reconnects with Last-Event-ID and catches up
+            except ResyncRequired:
+                yield b"event: resync\ndata: {}\n\n"
+                return
+            yield frame(event.version, redact_bytes(event.data, viewer))
+    finally:
+        ctx.streams.discard(subscription)
+        ctx.metrics.sse_subscribers.dec()
+        subscription.close()
+
+
+def _resume_point(request: Request[Any, Any, Any], after: int | None) -> int:
+    last = request.headers.get("last-event-id")
+    if last is not None:
+        with contextlib.suppress(ValueError):
+            return max(int(last), 0)
+    return after or 0
+
+
+class StreamController(Controller):
+    path = "/v1/games"
+    tags = ["games"]
+
+    @get(
+        "/{game_id:str}/stream",
+        operation_id="streamEvents",
+        summary="Follow a game live (Server-Sent Events)",
+        description="Each SSE message: ``id`` = version, ``event`` = the event type, "
+        "``data`` = the event JSON (schema ``EventEnvelope.event``) redacted for the caller. "
+        "Resume with ``Last-Event-ID`` or ``after``. Lines starting with ``:`` are heartbeats.",
+        media_type=SSE_MEDIA_TYPE,
+        responses={
+            200: ResponseSpec(
+                data_container=EventEnvelope,
+                description="An endless ``text/event-stream``; each message's data is an event",
+                media_type=SSE_MEDIA_TYPE,
+                generate_examples=False,
+            ),
+            **problems(400, 401, 403, 404, 503),
+        },
+    )
+    async def stream(
+        self,
+        request: Request[Any, Any, Any],
+        game_id: GameId,
+        ctx: AppContext,
+        after: Annotated[int | None, Parameter(ge=0, required=False)] = None,
+        token: SeatToken = None,
+        last_event_id: Annotated[
+            str | None,
+            Parameter(header="Last-Event-ID", required=False, description="Resume after this"),
+        ] = None,
+    ) -> Stream:
+        viewer = await ctx.auth.seat_of(game_id, token_of(request), required=False)
+        if not await ctx.store.exists(game_id):
+            raise GameNotFound(f"no game {game_id!r}")
+        start = _resume_point(request, after)
+        return Stream(
+            sse_frames(ctx, game_id, start, viewer), media_type=SSE_MEDIA_TYPE, headers=_HEADERS
+        )

@@ -1,0 +1,45 @@
+"""Events on the wire and in the store: msgspec JSON, one encoder and decoder per process."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import msgspec
+
+from domain import Event, Viewer, redact
+
+_encoder = msgspec.json.Encoder()
+_decoder = msgspec.json.Decoder(Event)
+
+# Only these events carry cards some viewer may not see; the rest pass through as stored bytes,
+# so fanning an event out to many subscribers costs no decoding for most of them.
+_SECRET_TYPES = (b'"type":"Dealt"', b'"type":"PackRun"')
+
+
+def encode_event(event: Event) -> bytes:
+    return _encoder.encode(event)
+
+
+def encode_stamped(events: Iterable[Event], at_ms: int) -> list[bytes]:
+    """Stored form of a command's events, each stamped with the server time it was stored."""
+    replace = msgspec.structs.replace
+    return [_encoder.encode(replace(event, at=at_ms)) for event in events]
+
+
+def decode_event(data: bytes) -> Event:
+    return _decoder.decode(data)
+
+
+def has_secrets(data: bytes) -> bool:
+    return any(marker in data for marker in _SECRET_TYPES)
+
+
+def redact_bytes(data: bytes, viewer: Viewer) -> bytes:
+    """A stored event as ``viewer`` may see it."""
+    if not has_secrets(data):
+        return data
+    return _encoder.encode(redact(_decoder.decode(data), viewer))
+
+
+def encode(value: object) -> bytes:
+    return _encoder.encode(value)

@@ -1,0 +1,47 @@
+"""Errors of the service layer that the HTTP layer maps to problem details.
+
+Rule violations come from the domain (``domain.RuleViolation``); store outages from the store
+(``StoreUnavailable``). These cover what lies between: missing games, stale versions, auth.
+"""
+
+from __future__ import annotations
+
+
+class ServiceError(Exception):
+    code: str = "error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class GameNotFound(ServiceError):
+    code = "not_found"
+
+
+class VersionConflict(ServiceError):
+    """The client's ``expected_version`` is not the game's version."""
+
+    code = "version_conflict"
+
+    def __init__(self, message: str, current_version: int) -> None:
+        super().__init__(message)
+        self.current_version = current_version
+
+
+class GameNotFinished(ServiceError):
+    code = "game_not_finished"
+
+
+class Unauthorized(ServiceError):
+    code = "unauthorized"
+
+
+class Forbidden(ServiceError):
+    code = "forbidden"
+
+
+class TooManyConflicts(ServiceError):
+    """Contention on one game outlasted the retry budget; the client may simply retry."""
+
+    code = "busy"

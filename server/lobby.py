@@ -1,0 +1,127 @@
+"""The lobby: a listing of games by status, kept as a projection beside the event streams.
+
+It is derived data (``rebuild`` recreates it from the streams) and is written after the
+events it reflects, never instead of them. Its keys share one hash tag, ``{lobby}``, so the
+few multi-key updates it makes stay in one Redis Cluster slot.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Literal
+
+import msgspec
+from redis.asyncio import Redis
+
+from domain import State
+
+Status = Literal["open", "in_progress", "finished"]
+STATUSES: tuple[Status, ...] = ("open", "in_progress", "finished")
+
+_SUMMARIES = b"allfours:{lobby}:games"
+
+
+def _index_key(status: Status) -> bytes:
+    return f"allfours:{{lobby}}:status:{status}".encode()
+
+
+class GameSummary(msgspec.Struct, frozen=True):
+    game_id: str
+    status: Status
+    open_seats: tuple[int, ...]
+    players: tuple[str | None, ...]
+    scores: tuple[int, int]
+    version: int
+    created_at: int
+    """Milliseconds since the epoch; listings are newest first."""
+    winner: int | None = None
+
+
+class GamePage(msgspec.Struct, frozen=True):
+    games: tuple[GameSummary, ...]
+    next_cursor: str | None
+    """Pass as ``cursor`` for the next page; None on the last page."""
+
+
+def status_of(state: State) -> Status:
+    if state.phase == "ended":
+        return "finished"
+    if state.phase in ("new", "seating"):
+        return "open"
+    return "in_progress"
+
+
+_decoder = msgspec.json.Decoder(GameSummary)
+
+
+class Lobby:
+    def __init__(self, redis: Redis) -> None:
+        self._redis = redis
+
+    @staticmethod
+    def listing_changed(before: State, after: State) -> bool:
+        """Whether a listing shows anything different: seats, status or scores."""
+        return (
+            before.players != after.players
+            or status_of(before) != status_of(after)
+            or before.scores != after.scores
+        )
+
+    async def note(self, game_id: str, state: State) -> None:
+        """Record the game's listing after a change."""
+        current = await self._redis.hget(_SUMMARIES, game_id)
+        created = _decoder.decode(current).created_at if current else int(time.time() * 1000)
+        summary = GameSummary(
+            game_id=game_id,
+            status=status_of(state),
+            open_seats=tuple(i for i, p in enumerate(state.players) if p is None),
+            players=tuple(None if p is None else p.name for p in state.players),
+            scores=state.scores,
+            version=state.version,
+            created_at=created,
+            winner=state.winner,
+        )
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.hset(_SUMMARIES, game_id, msgspec.json.encode(summary))
+            for status in STATUSES:
+                if status == summary.status:
+                    pipe.zadd(_index_key(status), {game_id: created})
+                else:
+                    pipe.zrem(_index_key(status), game_id)
+            await pipe.execute()
+
+    async def page(self, status: Status, cursor: str | None, limit: int) -> GamePage:
+        """Games of one status, newest first; ``cursor`` continues a previous page.
+
+        The cursor is ``<created_at>:<game_id>`` of the last game shown. Games created in the
+        same millisecond are ordered by id, so none is skipped or shown twice."""
+        top: str | float = "+inf"
+        after: tuple[float, bytes] | None = None
+        if cursor is not None:
+            created, _, last_id = cursor.partition(":")
+            after = (float(created), last_id.encode())
+            top = created
+        rows = await self._redis.zrevrangebyscore(
+            _index_key(status),
+            top,
+            "-inf",
+            start=0,
+            num=limit + 1 + _SAME_MS_SLACK,
+            withscores=True,
+        )
+        if after is not None:
+            # Same-score members come in reverse lexical order: drop those already shown.
+            rows = [(m, sc) for m, sc in rows if sc < after[0] or m < after[1]]
+        more = len(rows) > limit
+        rows = rows[:limit]
+        raw = await self._redis.hmget(_SUMMARIES, [m for m, _ in rows]) if rows else []
+        games = tuple(_decoder.decode(r) for r in raw if r is not None)
+        next_cursor = None
+        if more and rows:
+            member, score = rows[-1]
+            next_cursor = f"{int(score)}:{member.decode()}"
+        return GamePage(games, next_cursor)
+
+
+_SAME_MS_SLACK = 64
+"""Extra rows fetched so that games sharing the cursor's millisecond can be skipped."""

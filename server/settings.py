@@ -1,0 +1,59 @@
+"""Configuration, entirely from the environment (names documented in the README)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+import msgspec
+
+
+class Settings(msgspec.Struct, frozen=True):
+    redis_url: str | None = None
+    """``REDIS_URL``: an external Redis (or Cluster: ``redis+cluster://``). Unset: embedded."""
+    host: str = "127.0.0.1"
+    port: int = 8000
+    workers: int = 1
+    data_dir: Path = Path("data")
+    """Where the embedded Redis keeps its AOF."""
+    appendfsync: str = "always"
+    cors_origins: tuple[str, ...] = ()
+    rate_limit: int = 600
+    """Writes per client per window; 0 turns the limit off."""
+    rate_window_s: int = 60
+    max_body_bytes: int = 16_384
+    sse_heartbeat_s: float = 15.0
+    cache_size: int = 10_000
+    log_level: str = "info"
+    shutdown_grace_s: float = 10.0
+
+
+ENV_NAMES: Mapping[str, str] = {
+    "redis_url": "REDIS_URL",
+    "host": "ALLFOURS_HOST",
+    "port": "ALLFOURS_PORT",
+    "workers": "ALLFOURS_WORKERS",
+    "data_dir": "ALLFOURS_DATA_DIR",
+    "appendfsync": "ALLFOURS_APPENDFSYNC",
+    "cors_origins": "ALLFOURS_CORS_ORIGINS",
+    "rate_limit": "ALLFOURS_RATE_LIMIT",
+    "rate_window_s": "ALLFOURS_RATE_WINDOW_S",
+    "max_body_bytes": "ALLFOURS_MAX_BODY_BYTES",
+    "sse_heartbeat_s": "ALLFOURS_SSE_HEARTBEAT_S",
+    "cache_size": "ALLFOURS_CACHE_SIZE",
+    "log_level": "ALLFOURS_LOG_LEVEL",
+    "shutdown_grace_s": "ALLFOURS_SHUTDOWN_GRACE_S",
+}
+
+
+def from_env(env: Mapping[str, str] | None = None) -> Settings:
+    """Settings from ``env`` (default: the process environment); unset names keep defaults."""
+    env = os.environ if env is None else env
+    raw: dict[str, object] = {}
+    for field, name in ENV_NAMES.items():
+        value = env.get(name)
+        if value is None or value == "":
+            continue
+        raw[field] = [o.strip() for o in value.split(",") if o.strip()] if field == "cors_origins" else value
+    return msgspec.convert(raw, Settings, strict=False)

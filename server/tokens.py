@@ -1,0 +1,41 @@
+"""Seat tokens: the secret that lets a client act for one seat of one game.
+
+A token reads ``<game>.<seat>.<secret>``: it names what it is for, so a token used on the
+wrong game or seat is told apart (403) from a forged or mistyped one (401). The secret part
+is 256 random bits; only its SHA-256 is stored, outside the event log, and comparisons are
+constant-time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from typing import NamedTuple
+
+
+class TokenClaim(NamedTuple):
+    game_id: str
+    seat: int
+
+
+def new_token(game_id: str, seat: int) -> str:
+    return f"{game_id}.{seat}.{secrets.token_urlsafe(32)}"
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def claim_of(token: str) -> TokenClaim | None:
+    """What a well-formed token says it is for (not yet proof that it is genuine)."""
+    parts = token.split(".")
+    if len(parts) != 3 or parts[1] not in ("0", "1", "2", "3") or not parts[0] or not parts[2]:
+        return None
+    return TokenClaim(parts[0], int(parts[1]))
+
+
+def matches(token: str, stored_hash: str | None) -> bool:
+    if stored_hash is None:
+        return False
+    return hmac.compare_digest(token_hash(token), stored_hash)

@@ -1,0 +1,55 @@
+"""Self-play benchmark: complete bot-vs-bot games in-process, then folding their logs.
+
+Prints one JSON object per line. Run with ``uv run python tests/bench/selfplay.py [--games N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+from domain import fold
+from domain.autoplay import play_game
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--bots", default="random", choices=["random", "heuristic", "mixed"])
+    args = parser.parse_args()
+    bots = {
+        "random": ("random",) * 4,
+        "heuristic": ("heuristic",) * 4,
+        "mixed": ("heuristic", "random", "heuristic", "random"),
+    }[args.bots]
+
+    logs = []
+    started = time.perf_counter()
+    for i in range(args.games):
+        _, log = play_game(f"{i:064x}", bots=bots)
+        logs.append(log)
+    play_s = time.perf_counter() - started
+
+    events = sum(len(log) for log in logs)
+    started = time.perf_counter()
+    for log in logs:
+        fold(log)
+    fold_s = time.perf_counter() - started
+
+    print(
+        json.dumps(
+            {
+                "bench": "selfplay",
+                "bots": args.bots,
+                "games": args.games,
+                "games_per_s": round(args.games / play_s, 1),
+                "events_per_game": round(events / args.games, 1),
+                "fold_events_per_s": round(events / fold_s),
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
