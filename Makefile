@@ -8,6 +8,8 @@ RUN := $(UV) run --locked
 
 .PHONY: run test lint typecheck pytest bench openapi env
 
+PYTEST_ARGS ?=
+
 env:
 	@command -v uv >/dev/null 2>&1 || $(PYTHON) -m uv --version >/dev/null 2>&1 || \
 		$(PYTHON) -m pip install --quiet --disable-pip-version-check uv
@@ -26,7 +28,7 @@ typecheck:
 	$(RUN) mypy domain
 
 pytest:
-	$(RUN) pytest
+	$(RUN) pytest $(PYTEST_ARGS)
 
 bench: env
 	$(RUN) python tests/bench/selfplay.py

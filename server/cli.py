@@ -24,6 +24,7 @@ from typing import Any
 import msgspec
 import uvicorn
 
+from server.api.logs import configure_logging
 from server.settings import Settings, from_env
 
 _log = logging.getLogger("allfours")
@@ -52,6 +53,7 @@ def _uvicorn_config(settings: Settings) -> uvicorn.Config:
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level,
+        log_config=None,  # keep the JSON handler configured by `configure_logging`
         access_log=False,
         timeout_graceful_shutdown=int(settings.shutdown_grace_s),
         lifespan="on",
@@ -99,7 +101,10 @@ def serve(settings: Settings) -> None:
     from server.redis_server import EmbeddedRedis
 
     redis = EmbeddedRedis(
-        settings.data_dir, port=None, unix_socket=True, appendfsync=settings.appendfsync  # type: ignore[arg-type]
+        settings.data_dir,
+        port=None,
+        unix_socket=True,
+        appendfsync=settings.appendfsync,  # type: ignore[arg-type]
     )
     asyncio.run(redis.start())
     _log.info("embedded Redis started, data in %s", settings.data_dir)
@@ -138,7 +143,7 @@ def main(argv: list[str] | None = None) -> None:
         )
         if v is not None
     }
-    logging.basicConfig(level=settings.log_level.upper(), format="%(message)s")
+    configure_logging(settings.log_level)
     serve(msgspec.structs.replace(settings, **overrides))
 
 

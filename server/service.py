@@ -36,7 +36,7 @@ from domain import (
 from domain.autoplay import due_system_command, opening_commands
 from server.codec import decode_event, encode_stamped
 from server.errors import GameNotFound, TooManyConflicts, VersionConflict
-from server.lobby import Lobby
+from server.lobby import GamePage, Lobby, Status
 from server.store import EventStore, StoredEvent
 from server.tokens import new_token, token_hash
 
@@ -194,6 +194,9 @@ class GameService:
             if expected_version is not None and expected_version != entry.state.version:
                 entry = await self._fresh(game_id)
                 if expected_version != entry.state.version:
+                    earlier = await self._earlier_outcome(game_id, command_id)
+                    if earlier is not None:
+                        return earlier
                     raise VersionConflict(
                         f"expected version {expected_version}, the game is at "
                         f"{entry.state.version}",
@@ -204,6 +207,11 @@ class GameService:
                     game_id, entry, commands, command_id, seat_token
                 )
             except RuleViolation:
+                # A retry of a command that went through is refused by the game as it is now
+                # (the card was already played): answer it as the duplicate it is.
+                earlier = await self._earlier_outcome(game_id, command_id)
+                if earlier is not None:
+                    return earlier
                 # Our cache may be behind another instance's writes: judge on fresh state.
                 fresh = await self._fresh(game_id)
                 if fresh.state.version == entry.state.version:
@@ -214,6 +222,14 @@ class GameService:
                 return result
             entry = await self._fresh(game_id)
         raise TooManyConflicts(f"game {game_id} is too busy; retry")
+
+    async def _earlier_outcome(self, game_id: str, command_id: str | None) -> CommandResult | None:
+        if command_id is None:
+            return None
+        recorded = await self.store.recorded_command(game_id, command_id)
+        if recorded is None:
+            return None
+        return CommandResult(game_id, recorded.first_version, recorded.version, duplicate=True)
 
     async def _append_decided(
         self,
@@ -230,9 +246,7 @@ class GameService:
         events.extend(owed)
         base = entry.state.version
         stored = encode_stamped(events, _now_ms())
-        outcome = await self.store.append(
-            game_id, base, stored, command_id, seat_token=seat_token
-        )
+        outcome = await self.store.append(game_id, base, stored, command_id, seat_token=seat_token)
         if outcome.status == "ok":
             self._remember(game_id, _Cached(state, entry.seed))
             if self.lobby is not None and Lobby.listing_changed(entry.state, state):
@@ -241,6 +255,11 @@ class GameService:
         if outcome.status == "duplicate":
             return CommandResult(game_id, outcome.first_version, outcome.version, duplicate=True)
         return None
+
+    async def list_games(self, status: Status, cursor: str | None, limit: int) -> GamePage:
+        if self.lobby is None:
+            return GamePage((), None)
+        return await self.lobby.page(status, cursor, limit)
 
     async def read_events(
         self, game_id: str, after: int = 0, limit: int | None = None

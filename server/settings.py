@@ -26,6 +26,8 @@ class Settings(msgspec.Struct, frozen=True):
     sse_heartbeat_s: float = 15.0
     cache_size: int = 10_000
     log_level: str = "info"
+    access_log: bool = True
+    """One JSON line per request (method, path, status, duration, request id)."""
     shutdown_grace_s: float = 10.0
 
 
@@ -43,6 +45,7 @@ ENV_NAMES: Mapping[str, str] = {
     "sse_heartbeat_s": "ALLFOURS_SSE_HEARTBEAT_S",
     "cache_size": "ALLFOURS_CACHE_SIZE",
     "log_level": "ALLFOURS_LOG_LEVEL",
+    "access_log": "ALLFOURS_ACCESS_LOG",
     "shutdown_grace_s": "ALLFOURS_SHUTDOWN_GRACE_S",
 }
 
@@ -55,5 +58,7 @@ def from_env(env: Mapping[str, str] | None = None) -> Settings:
         value = env.get(name)
         if value is None or value == "":
             continue
-        raw[field] = [o.strip() for o in value.split(",") if o.strip()] if field == "cors_origins" else value
+        raw[field] = (
+            [o.strip() for o in value.split(",") if o.strip()] if field == "cors_origins" else value
+        )
     return msgspec.convert(raw, Settings, strict=False)

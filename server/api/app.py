@@ -19,6 +19,7 @@ from server.api.auth import SeatAuth
 from server.api.context import AppContext
 from server.api.games import GamesController
 from server.api.health import HealthController
+from server.api.logs import request_logging
 from server.api.metrics import Metrics
 from server.api.problems import EXCEPTION_HANDLERS
 from server.api.ratelimit import RateLimiter
@@ -77,7 +78,10 @@ def create_app(settings: Settings | None = None) -> Litestar:
         cors_config=CORSConfig(allow_origins=list(settings.cors_origins))
         if settings.cors_origins
         else None,
-        middleware=[PrometheusConfig(app_name="allfours", group_path=True).middleware],
+        middleware=[
+            request_logging(settings.access_log),
+            PrometheusConfig(app_name="allfours", group_path=True).middleware,
+        ],
         openapi_config=OpenAPIConfig(
             title="allfours",
             version=API_VERSION,
@@ -87,5 +91,6 @@ def create_app(settings: Settings | None = None) -> Litestar:
             servers=[Server(url="/")],
             path="/docs",
         ),
+        logging_config=None,  # logs are configured by `configure_logging` (JSON lines)
         debug=False,
     )

@@ -35,9 +35,7 @@ from server.codec import decode_event, redact_bytes
 from server.errors import GameNotFinished
 from server.lobby import GamePage, Status
 
-GameId = Annotated[
-    str, Parameter(pattern=r"^[A-Za-z0-9_-]{1,64}$", description="The game's id")
-]
+GameId = Annotated[str, Parameter(pattern=r"^[A-Za-z0-9_-]{1,64}$", description="The game's id")]
 SeatPath = Annotated[int, Parameter(ge=0, le=3, description="Seat 0..3, counterclockwise")]
 IdempotencyKey = Annotated[
     str | None,
@@ -87,7 +85,7 @@ def envelopes(
 
 class GamesController(Controller):
     path = "/v1/games"
-    tags = ["games"]
+    tags = ("games",)
 
     @post(
         "/",

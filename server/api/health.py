@@ -10,7 +10,7 @@ from server.store import StoreError
 
 
 class HealthController(Controller):
-    tags = ["operations"]
+    tags = ("operations",)
     include_in_schema = True
 
     @get("/livez", operation_id="livez", summary="Liveness: no dependencies checked")

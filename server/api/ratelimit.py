@@ -40,7 +40,9 @@ class RateLimiter:
             token = token_of(request)
         except Unauthorized:
             token = None  # a malformed header is refused later; count it by address
-        client = token_hash(token)[:24] if token else (request.client.host if request.client else "?")
+        client = (
+            token_hash(token)[:24] if token else (request.client.host if request.client else "?")
+        )
         window = int(time.time()) // self._window
         key = f"allfours:{{rl:{client}}}:{window}"
         try:

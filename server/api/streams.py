@@ -83,7 +83,7 @@ def _resume_point(request: Request[Any, Any, Any], after: int | None) -> int:
 
 class StreamController(Controller):
     path = "/v1/games"
-    tags = ["games"]
+    tags = ("games",)
 
     @get(
         "/{game_id:str}/stream",
