@@ -100,8 +100,9 @@ def serve(settings: Settings) -> None:
         return
     from server.redis_server import EmbeddedRedis
 
+    # Absolute: a relative socket path in a unix:// URL would be read as a host name.
     redis = EmbeddedRedis(
-        settings.data_dir,
+        settings.data_dir.absolute(),
         port=None,
         unix_socket=True,
         appendfsync=settings.appendfsync,  # type: ignore[arg-type]
@@ -112,6 +113,10 @@ def serve(settings: Settings) -> None:
         _serve_workers(msgspec.structs.replace(settings, redis_url=redis.url))
     finally:
         asyncio.run(redis.stop())
+
+
+def _exit_on_sigterm(signum: int, _frame: object) -> None:
+    raise SystemExit(0)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -144,6 +149,9 @@ def main(argv: list[str] | None = None) -> None:
         if v is not None
     }
     configure_logging(settings.log_level)
+    # uvicorn re-raises SIGTERM after its graceful shutdown, which would kill the process
+    # before the embedded Redis is stopped: turn it into a normal exit instead.
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     serve(msgspec.structs.replace(settings, **overrides))
 
 

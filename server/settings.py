@@ -61,4 +61,11 @@ def from_env(env: Mapping[str, str] | None = None) -> Settings:
         raw[field] = (
             [o.strip() for o in value.split(",") if o.strip()] if field == "cors_origins" else value
         )
-    return msgspec.convert(raw, Settings, strict=False)
+    return msgspec.convert(raw, Settings, strict=False, dec_hook=_from_text)
+
+
+def _from_text(type_: type, value: object) -> object:
+    """msgspec converts str to int, float and bool itself; paths are left to us."""
+    if type_ is Path and isinstance(value, str):
+        return Path(value)
+    raise NotImplementedError(type_)
