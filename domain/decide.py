@@ -115,6 +115,8 @@ def _require_turn(state: State, phase: str, seat: int, what: str) -> None:
 def _create_game(out: _Outcome, state: State, cmd: CreateGame) -> None:
     if state.phase != "new":
         raise RuleViolation("game_exists", "the game was already created")
+    if not 0 <= cmd.first_dealer <= 3:
+        raise RuleViolation("invalid_seat", f"there is no seat {cmd.first_dealer}")
     out.emit(
         GameCreated(
             rules=cmd.rules, seed_commitment=cmd.seed_commitment, first_dealer=cmd.first_dealer
@@ -124,8 +126,9 @@ def _create_game(out: _Outcome, state: State, cmd: CreateGame) -> None:
 
 def _join(out: _Outcome, state: State, cmd: Join) -> None:
     _require_game(state)
-    if state.phase != "seating":
-        raise RuleViolation("wrong_phase", "every seat is taken")
+    if not 0 <= cmd.seat <= 3:
+        raise RuleViolation("invalid_seat", f"there is no seat {cmd.seat}: seats are 0..3")
+    # Once seating is over every seat is taken, so this is also the answer after the start.
     if state.players[cmd.seat] is not None:
         raise RuleViolation("seat_taken", f"seat {cmd.seat} is taken")
     out.emit(PlayerJoined(seat=cmd.seat, name=cmd.name, bot=cmd.bot))
@@ -193,10 +196,12 @@ def _turn_up(out: _Outcome, state: State) -> bool:
 
 
 def _reveal_seed(out: _Outcome, state: State, cmd: RevealSeed) -> None:
+    if state.phase == "new":
+        raise RuleViolation("no_game", "there is no game yet")
     if state.phase != "ended":
         raise RuleViolation("wrong_phase", "the seed is revealed only when the game is over")
     if state.seed is not None:
-        raise RuleViolation("wrong_phase", "the seed was already revealed")
+        raise RuleViolation("game_over", "the seed was already revealed")
     if not commitment_matches(cmd.seed, state.seed_commitment):
         raise RuleViolation("seed_mismatch", "that seed does not match the game's commitment")
     out.emit(SeedRevealed(seed=cmd.seed))

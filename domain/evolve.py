@@ -185,6 +185,9 @@ def _trick_won(s: State, e: TrickWon) -> State:
 
 
 def _hand_scored(s: State, e: HandScored) -> State:
+    if max(e.scores) >= s.rules.target:
+        # GameEnded follows: the table stays as the last hand left it, no next deal is due.
+        return replace(s, version=s.version + 1, scores=e.scores)
     return replace(
         s,
         version=s.version + 1,

@@ -22,7 +22,16 @@ from collections.abc import Iterator, Sequence
 import msgspec
 
 from domain import cards as C
-from domain.events import Dealt, Event, GameCreated, PackRun, Revealed, SeedRevealed
+from domain.events import (
+    Dealt,
+    Event,
+    GameCreated,
+    HandScored,
+    PackRun,
+    Redealt,
+    Revealed,
+    SeedRevealed,
+)
 
 _WORD = 1 << 32
 
@@ -86,8 +95,9 @@ def _dealt_deck(e: Dealt) -> tuple[str, ...]:
 
 def verify(events: Sequence[Event]) -> Verification:
     """Check a finished game's full log: the seed matches its commitment, the first dealer and
-    every deck are the ones the seed gives, and every card turned up or dealt while running
-    the pack came off that deck in order."""
+    every deck are the ones the seed gives (for the hand and deal numbers and the dealer the
+    game was at), and every card turned up or dealt while running the pack came off that deck
+    in order."""
     problems: list[str] = []
     if not events or not isinstance(events[0], GameCreated):
         return Verification(False, ("the log does not start with GameCreated",))
@@ -100,8 +110,20 @@ def verify(events: Sequence[Event]) -> Verification:
         problems.append("the first dealer is not the one the seed gives")
     deck: tuple[str, ...] = ()
     position = 0
+    # The deal numbers and dealers the game itself implies: a log may not pick another deck
+    # of the seed (say of deal 7) or another dealer (so other seats get the cards).
+    hand, deal, dealer = 1, 1, created.first_dealer
     for index, event in enumerate(events):
+        if isinstance(event, HandScored):
+            hand, deal, dealer = hand + 1, 1, (dealer + 1) % 4
+        elif isinstance(event, Redealt):
+            deal += 1
         if isinstance(event, Dealt):
+            if (event.hand, event.deal, event.dealer) != (hand, deal, dealer):
+                problems.append(
+                    f"event {index + 1}: deal {event.hand}.{event.deal} by seat {event.dealer}"
+                    f" where the game was at deal {hand}.{deal} by seat {dealer}"
+                )
             deck = _dealt_deck(event)
             position = 24
             if deck != derive_deck(seed, event.hand, event.deal):
@@ -111,7 +133,8 @@ def verify(events: Sequence[Event]) -> Verification:
                 problems.append(f"event {index + 1}: turned-up card is not the next one")
             position += 1
         elif isinstance(event, PackRun):
-            dealer = event.seat
+            if event.seat != dealer:
+                problems.append(f"event {index + 1}: the pack was run by another seat")
             for k in range(4):
                 expected = deck[position + 3 * k : position + 3 * k + 3]
                 if tuple(event.hands[(dealer + 1 + k) & 3] or ()) != expected:

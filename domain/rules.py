@@ -19,3 +19,8 @@ class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     undertrump: Literal["allowed", "forbidden"] = "allowed"
     """``forbidden``: after a trump on a plain-suit lead, a lower trump may not follow unless
     the player holds nothing else he may legally play."""
+
+    def __post_init__(self) -> None:
+        # Decoding checks the Meta constraints; this also holds for Rules built in code.
+        if not 1 <= self.target <= 99:
+            raise ValueError(f"target must be 1..99, not {self.target}")
