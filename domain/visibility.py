@@ -8,6 +8,8 @@ classically leak. Once a game is over its full log is public (the service serves
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import msgspec
 
 from domain import cards as C
@@ -15,7 +17,7 @@ from domain.commands import PlayerCommand
 from domain.events import Dealt, Event, PackRun
 from domain.legal import legal_actions
 from domain.rules import Rules
-from domain.state import Phase, State
+from domain.state import Phase, Player, State
 
 Viewer = int | None
 """A seat number 0..3, or None for a spectator."""
@@ -81,43 +83,62 @@ class View(msgspec.Struct, frozen=True):
     seed: str | None
 
 
+@lru_cache(maxsize=8192)
 def _played(leader: int, trick: tuple[int, ...]) -> tuple[PlayedCard, ...]:
+    # Cached: the same trick is shown to every viewer and again at each following step.
     return tuple(PlayedCard((leader + i) & 3, C.CODES[c]) for i, c in enumerate(trick))
+
+
+@lru_cache(maxsize=1024)
+def _seats(
+    players: tuple[Player | None, ...], held: tuple[int, int, int, int]
+) -> tuple[SeatView, ...]:
+    return tuple(
+        SeatView(
+            seat,
+            seat & 1,
+            None if player is None else player.name,
+            None if player is None else player.bot,
+            held[seat],
+        )
+        for seat, player in enumerate(players)
+    )
 
 
 def view(state: State, viewer: Viewer) -> View:
     """What ``viewer`` may see of ``state``."""
-    seats = tuple(
-        SeatView(
-            seat=seat,
-            team=seat & 1,
-            name=None if player is None else player.name,
-            bot=None if player is None else player.bot,
-            cards_held=state.hands[seat].bit_count(),
-        )
-        for seat, player in enumerate(state.players)
-    )
-    own = None if viewer is None else C.codes_in(state.hands[viewer])
+    hands = state.hands
+    won = state.won
+    trump = state.trump
+    # Positional arguments, in field order: this runs for every bot move of every game.
     return View(
-        version=state.version,
-        phase=state.phase,
-        rules=state.rules,
-        viewer=viewer,
-        seats=seats,
-        dealer=state.dealer,
-        hand_number=state.hand_no,
-        deal_number=state.deal_no,
-        to_act=state.to_act,
-        trump=None if state.trump is None else C.SUITS[state.trump],
-        kicks=tuple(C.CODES[c] for c in state.kicks),
-        scores=state.scores,
-        trick=_played(state.leader, state.trick),
-        last_trick=_played(state.last_trick_leader, state.last_trick),
-        tricks_played=state.tricks_played,
-        game_counts=(C.game_count(state.won[0]), C.game_count(state.won[1])),
-        hand=own,
-        legal_actions=() if viewer is None else tuple(legal_actions(state, viewer)),
-        winner=state.winner,
-        seed_commitment=state.seed_commitment,
-        seed=state.seed,
+        state.version,
+        state.phase,
+        state.rules,
+        viewer,
+        _seats(
+            state.players,
+            (
+                hands[0].bit_count(),
+                hands[1].bit_count(),
+                hands[2].bit_count(),
+                hands[3].bit_count(),
+            ),
+        ),
+        state.dealer,
+        state.hand_no,
+        state.deal_no,
+        state.to_act,
+        None if trump is None else C.SUITS[trump],
+        tuple([C.CODES[c] for c in state.kicks]),
+        state.scores,
+        _played(state.leader, state.trick),
+        _played(state.last_trick_leader, state.last_trick),
+        state.tricks_played,
+        (C.game_count(won[0]), C.game_count(won[1])),
+        None if viewer is None else C.codes_in(hands[viewer]),
+        () if viewer is None else tuple(legal_actions(state, viewer)),
+        state.winner,
+        state.seed_commitment,
+        state.seed,
     )
