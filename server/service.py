@@ -37,7 +37,7 @@ from domain.autoplay import due_system_command, opening_commands
 from server.codec import decode_event, encode_stamped
 from server.errors import GameNotFound, TooManyConflicts, VersionConflict
 from server.lobby import GamePage, Lobby, Status
-from server.store import EventStore, StoredEvent
+from server.store import EventStore, StoredEvent, StoreRegressed
 from server.tokens import new_token, token_hash
 
 _bot_rng = random.SystemRandom()
@@ -112,10 +112,13 @@ class GameService:
             if seed is None:
                 raise GameNotFound(f"no game {game_id!r}")
             entry = _Cached(State(), seed)
-        newer = await self.store.read(game_id, after=entry.state.version)
-        if newer:
-            entry = _Cached(fold(_decoded(newer), entry.state), entry.seed)
-        elif entry.state.version and await self.store.version(game_id) < entry.state.version:
+        try:
+            newer = await self.store.read(game_id, after=entry.state.version)
+            if newer:
+                entry = _Cached(fold(_decoded(newer), entry.state), entry.seed)
+            elif entry.state.version and await self.store.version(game_id) < entry.state.version:
+                raise StoreRegressed(game_id, entry.state.version, -1)
+        except StoreRegressed:
             # The store is behind what we saw (restored from an older backup, or it lost
             # writes): the cache is a lie now. Rebuild from what the store really holds.
             self._cache.pop(game_id, None)
@@ -206,6 +209,9 @@ class GameService:
                 result = await self._append_decided(
                     game_id, entry, commands, command_id, seat_token
                 )
+            except StoreRegressed:
+                entry = await self._fresh(game_id)
+                continue
             except RuleViolation:
                 # A retry of a command that went through is refused by the game as it is now
                 # (the card was already played): answer it as the duplicate it is.
@@ -245,6 +251,8 @@ class GameService:
         state, owed = _decide_owed(state, entry.seed)
         events.extend(owed)
         base = entry.state.version
+        if not events:  # nothing was owed: an empty range, nothing stored
+            return CommandResult(game_id, base + 1, base)
         stored = encode_stamped(events, _now_ms())
         outcome = await self.store.append(game_id, base, stored, command_id, seat_token=seat_token)
         if outcome.status == "ok":

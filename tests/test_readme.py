@@ -13,7 +13,7 @@ def test_readme_python_examples_run() -> None:
     assert blocks, "the README shows how to play a chosen deal"
     for block in blocks:
         namespace: dict[str, object] = {}
-        exec(compile(block, str(README), "exec"), namespace)  # noqa: S102
+        exec(compile(block, str(README), "exec"), namespace)
         assert "state" in namespace
 
 

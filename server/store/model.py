@@ -1,0 +1,39 @@
+"""Values that cross the store's boundary: what a read yields and what an append answers."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+__all__ = ["AppendResult", "AppendStatus", "StoredEvent"]
+
+AppendStatus = Literal["ok", "conflict", "duplicate"]
+
+
+class StoredEvent(msgspec.Struct, frozen=True, gc=False):
+    """One event as stored: its version (stream position, from 1) and its opaque encoded bytes.
+
+    ``command_id`` is set on the first event of a batch appended with a command id; it lets
+    audits (and the race tests) check that every command was applied exactly once.
+    """
+
+    version: int
+    data: bytes
+    command_id: str | None = None
+
+
+class AppendResult(msgspec.Struct, frozen=True, gc=False):
+    """Outcome of :meth:`EventStore.append`.
+
+    - ``ok``: the batch was written as versions ``first_version..version``.
+    - ``conflict``: nothing written; ``version`` is the game's current version (the caller's
+      expected version was stale). ``first_version`` is 0.
+    - ``duplicate``: nothing written; this command id was applied before, as versions
+      ``first_version..version``. Treat it as success: it is how a retried append learns that
+      its first attempt went through.
+    """
+
+    status: AppendStatus
+    version: int
+    first_version: int

@@ -1,0 +1,58 @@
+"""The event store port: what the game service needs from any event store."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from typing import Protocol
+
+from .model import AppendResult, StoredEvent
+
+__all__ = ["EventStore", "EventSubscription"]
+
+
+class EventSubscription(Protocol):
+    """Events from a version on, stored then live, with no gap and no duplicate."""
+
+    position: int
+
+    def __aiter__(self) -> AsyncIterator[StoredEvent]: ...
+
+    async def __anext__(self) -> StoredEvent: ...
+
+    def close(self) -> None: ...
+
+
+class EventStore(Protocol):
+    """Append-only per-game event logs with optimistic concurrency and idempotent commands."""
+
+    async def append(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[bytes],
+        command_id: str | None = None,
+        *,
+        seat_token: tuple[int, str] | None = None,
+    ) -> AppendResult: ...
+
+    async def read(
+        self, game_id: str, after: int = 0, limit: int | None = None
+    ) -> list[StoredEvent]: ...
+
+    async def version(self, game_id: str) -> int: ...
+
+    async def exists(self, game_id: str) -> bool: ...
+
+    async def recorded_command(self, game_id: str, command_id: str) -> AppendResult | None: ...
+
+    async def seat_token_hash(self, game_id: str, seat: int) -> str | None: ...
+
+    async def put_secret(self, game_id: str, secret: str) -> str: ...
+
+    async def get_secret(self, game_id: str) -> str | None: ...
+
+    def subscribe(self, game_id: str, after: int = 0) -> EventSubscription: ...
+
+    async def ping(self) -> None: ...
+
+    async def aclose(self) -> None: ...
