@@ -1,0 +1,862 @@
+"""HTTP benchmark: plays over HTTP beside a trivial endpoint, and SSE delivery at scale.
+
+Starts a real ``allfours serve`` (a subprocess on a free loopback port: its embedded Redis, or
+``REDIS_URL``; ``ALLFOURS_RATE_LIMIT=0``; ``--workers``) and measures, in the same run:
+
+- ``plays_per_s``, ``p50_ms``, ``p99_ms``: player commands (``POST .../seats/{n}/commands``)
+  across ``--games`` (100) games at once, one keep-alive connection per game, each game's four
+  seats taken by the bench with ``POST .../seats/{n}``. The client keeps every game's state
+  itself by folding the events each command response returns (``domain.evolve``) and picks a
+  random move from ``domain.legal_actions``; the only extra requests are one seat view per
+  other seat after a deal (its hand is not in the acting seat's redacted events), counted as
+  ``view_gets`` and left out of the latencies.
+- ``trivial_per_s``: ``GET /livez`` at the same concurrency on the same server.
+  ``ratio`` = plays_per_s / trivial_per_s. Phases alternate (``--rounds``); rates are medians.
+- ``sse_p50_ms``, ``sse_p99_ms``: ``--subscribers`` (1,000) SSE streams (spectators) spread
+  over ``--sse-games`` (25) games while those games are played at ``--sse-rate`` commands/s
+  in all (default 25, then 100 on the same streams: ``sse_by_rate`` has both, the headline is
+  the first). Latency = time the frame is read by the client minus the event's ``at`` (the
+  server stamps it just before the append, in whole ms), so it covers append, hub read,
+  fan-out and the socket. ``sse_post_*`` is measured from the moment the appending POST
+  returned instead. Every stream is checked for gaps, duplicates and order.
+
+The client is raw asyncio HTTP/1.1 on uvloop (httpx would cost more CPU than the server);
+client and server CPU shares are reported so a saturated client shows. Run with
+``uv run python tests/bench/http.py [--workers 1 --duration 8 --subscribers 1000]``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# This script is named like the standard library's ``http`` package. Python puts the script's
+# folder first on the import path, where ``import http`` (by any library) would find this file:
+# move the folder to the end, after the standard library, so ``_common`` is still found.
+# ruff: noqa: E402
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE] + [str(_HERE)]
+
+import argparse
+import asyncio
+import atexit
+import contextlib
+import gc
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+from _common import (
+    ROOT,
+    check_loopback,
+    emit,
+    exit_on_sigterm,
+    latency_summary,
+    median,
+    note,
+    percentile,
+    raise_fd_limit,
+)
+
+from domain import Dealt, Event, PackRun, Play, PlayerCommand, State, evolve, legal_actions
+from domain import cards as C
+
+HOST = "127.0.0.1"
+
+# --- a small HTTP/1.1 client ---------------------------------------------------------------
+
+
+class HttpError(Exception):
+    pass
+
+
+class Conn:
+    """One keep-alive HTTP/1.1 connection. Requests on it are sequential."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def open(self) -> None:
+        self.reader, self.writer = await asyncio.open_connection(HOST, self.port, limit=1 << 20)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        self.reader = self.writer = None
+
+    async def request(
+        self, method: str, path: str, body: bytes | None = None, headers: bytes = b""
+    ) -> tuple[int, bytes]:
+        """Send one request; reconnect and resend once if an idle connection was closed
+        (safe: reads are idempotent and commands carry an ``Idempotency-Key``)."""
+        head = f"{method} {path} HTTP/1.1\r\nHost: {HOST}\r\n".encode() + headers
+        if body is not None:
+            head += b"Content-Type: application/json\r\nContent-Length: %d\r\n" % len(body)
+        data = head + b"\r\n" + (body or b"")
+        for attempt in (0, 1):
+            if self.writer is None:
+                await self.open()
+            assert self.reader is not None and self.writer is not None
+            try:
+                self.writer.write(data)
+                return await read_response(self.reader)
+            except (ConnectionError, asyncio.IncompleteReadError):
+                self.close()
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+
+async def read_head(reader: asyncio.StreamReader) -> tuple[int, dict[bytes, bytes]]:
+    raw = await reader.readuntil(b"\r\n\r\n")
+    lines = raw.split(b"\r\n")
+    status = int(lines[0].split(b" ", 2)[1])
+    headers = {}
+    for line in lines[1:]:
+        if line:
+            name, _, value = line.partition(b":")
+            headers[name.strip().lower()] = value.strip()
+    return status, headers
+
+
+async def read_response(reader: asyncio.StreamReader) -> tuple[int, bytes]:
+    status, headers = await read_head(reader)
+    length = headers.get(b"content-length")
+    if length is not None:
+        return status, await reader.readexactly(int(length))
+    if headers.get(b"transfer-encoding") == b"chunked":
+        parts = []
+        while True:
+            size = int((await reader.readuntil(b"\r\n"))[:-2], 16)
+            chunk = await reader.readexactly(size + 2)
+            if size == 0:
+                return status, b"".join(parts)
+            parts.append(chunk[:-2])
+    return status, b""
+
+
+# --- the server under test -----------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind((HOST, 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+class Server:
+    """``allfours serve`` as a child process in its own session (so it and its workers and
+    Redis can be stopped together), with a temporary data directory."""
+
+    def __init__(self, workers: int, appendfsync: str) -> None:
+        self.port = free_port()
+        self.workers = workers
+        self.appendfsync = appendfsync
+        self.data_dir = Path(tempfile.mkdtemp(prefix="allfours-bench-"))
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def launch(self) -> None:
+        env = dict(os.environ)
+        env.update(
+            ALLFOURS_RATE_LIMIT="0",
+            ALLFOURS_LOG_LEVEL="warning",
+            ALLFOURS_APPENDFSYNC=self.appendfsync,
+            ALLFOURS_SHUTDOWN_GRACE_S="3",
+        )
+        if env.get("REDIS_URL"):
+            check_loopback(env["REDIS_URL"])
+        log = (self.data_dir / "server.log").open("wb")
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "server.cli",
+                "serve",
+                "--host",
+                HOST,
+                "--port",
+                str(self.port),
+                "--workers",
+                str(self.workers),
+                "--data-dir",
+                str(self.data_dir / "redis"),
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        log.close()
+        atexit.register(self.kill_leftover)
+
+    def kill_leftover(self) -> None:
+        """At exit, whatever happened: the server's whole session goes."""
+        if self.proc is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+        shutil.rmtree(self.data_dir, ignore_errors=True)
+
+    async def start(self) -> None:
+        self.launch()
+        assert self.proc is not None
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited ({self.proc.returncode}):\n{self.log_tail()}")
+            conn = Conn(self.port)
+            try:
+                status, _ = await conn.request("GET", "/readyz")
+                if status == 200:
+                    return
+            except OSError:
+                pass
+            finally:
+                conn.close()
+            await asyncio.sleep(0.1)
+        raise RuntimeError(f"server did not become ready:\n{self.log_tail()}")
+
+    def log_tail(self, lines: int = 30) -> str:
+        try:
+            text = (self.data_dir / "server.log").read_text(errors="replace")
+        except OSError:
+            return ""
+        return "\n".join(text.splitlines()[-lines:])
+
+    def stop(self) -> None:
+        proc = self.proc
+        if proc is not None:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)  # forwarded to the workers; Redis stops last
+                try:
+                    proc.wait(30)
+                except subprocess.TimeoutExpired:
+                    note("server ignored SIGTERM: killing its process group")
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)  # anything of ours still left (the session)
+            proc.wait()
+            self.proc = None
+        shutil.rmtree(self.data_dir, ignore_errors=True)
+
+    def cpu_seconds(self) -> dict[str, float]:
+        """CPU time (user + system) of the server's process tree, by program."""
+        if self.proc is None:
+            return {}
+        tick = os.sysconf("SC_CLK_TCK")
+        stats: dict[int, tuple[int, str, float]] = {}
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                raw = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            name = raw[raw.index("(") + 1 : raw.rindex(")")]
+            fields = raw[raw.rindex(")") + 2 :].split()
+            stats[int(entry)] = (int(fields[1]), name, (int(fields[11]) + int(fields[12])) / tick)
+        tree = {self.proc.pid}
+        grew = True
+        while grew:
+            grew = False
+            for pid, (ppid, _, _) in stats.items():
+                if ppid in tree and pid not in tree:
+                    tree.add(pid)
+                    grew = True
+        out: dict[str, float] = {}
+        for pid in tree:
+            if pid in stats:
+                _, name, cpu = stats[pid]
+                kind = "redis" if "redis" in name else "python"
+                out[kind] = out.get(kind, 0.0) + cpu
+        return out
+
+
+class CpuMeter:
+    """Client and server CPU shares (of one core) over a phase."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+
+    def __enter__(self) -> CpuMeter:
+        self.wall = time.perf_counter()
+        self.client = time.process_time()
+        self.before = self.server.cpu_seconds()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        wall = time.perf_counter() - self.wall
+        after = self.server.cpu_seconds()
+        self.shares = {
+            "client_cpu": round((time.process_time() - self.client) / wall, 2),
+            **{
+                f"server_{kind}_cpu": round((after[kind] - self.before.get(kind, 0.0)) / wall, 2)
+                for kind in after
+            },
+        }
+
+
+# --- games played over HTTP ----------------------------------------------------------------
+
+
+class Envelope(msgspec.Struct):
+    version: int
+    event: Event
+
+
+class Accepted(msgspec.Struct):
+    first_version: int
+    version: int
+    events: list[Envelope]
+
+
+class Page(msgspec.Struct):
+    events: list[Envelope]
+    next_after: int
+
+
+class SeatViewLite(msgspec.Struct):
+    version: int
+    hand: list[str] | None
+    to_act: int | None
+
+
+class Created(msgspec.Struct):
+    game_id: str
+    version: int
+
+
+class Granted(msgspec.Struct):
+    token: str
+    version: int
+
+
+DECODE_ACCEPTED = msgspec.json.Decoder(Accepted)
+DECODE_PAGE = msgspec.json.Decoder(Page)
+DECODE_VIEW = msgspec.json.Decoder(SeatViewLite)
+DECODE_CREATED = msgspec.json.Decoder(Created)
+DECODE_GRANTED = msgspec.json.Decoder(Granted)
+
+CREATE_BODY = msgspec.json.encode({"rules": {"target": 99}, "bots": [None, None, None, None]})
+"""Long games (about 1,200 commands): none ends during a run."""
+
+
+def command_body(command: PlayerCommand) -> bytes:
+    if isinstance(command, Play):
+        return b'{"type":"play","card":"%s"}' % command.card.encode()
+    tag = type(command).__struct_config__.tag
+    return b'{"type":"%s"}' % str(tag).encode()
+
+
+@dataclass(slots=True)
+class Stats:
+    latencies: list[float] = field(default_factory=list)
+    commands: int = 0
+    view_gets: int = 0
+    errors: int = 0
+    resyncs: int = 0
+
+
+@dataclass(slots=True)
+class HttpGame:
+    """A game whose four seats the bench holds, with its state folded client-side."""
+
+    conn: Conn
+    rng: random.Random
+    game_id: str = ""
+    auth: list[bytes] = field(default_factory=list)
+    state: State = field(default_factory=State)
+    sent: int = 0
+    posted: dict[int, float] = field(default_factory=dict)
+    """Version -> perf_counter when the POST that stored it returned (SSE phase only)."""
+    record_posts: bool = False
+
+    async def create(self) -> None:
+        status, body = await self.conn.request("POST", "/v1/games/", CREATE_BODY)
+        if status != 201:
+            raise HttpError(f"create: {status} {body[:200]!r}")
+        self.game_id = DECODE_CREATED.decode(body).game_id
+        for seat in range(4):
+            status, body = await self.conn.request(
+                "POST", f"/v1/games/{self.game_id}/seats/{seat}", b'{"name":"p%d"}' % seat
+            )
+            if status != 201:
+                raise HttpError(f"take seat: {status} {body[:200]!r}")
+            token = DECODE_GRANTED.decode(body).token
+            self.auth.append(b"Authorization: Bearer %s\r\n" % token.encode())
+        await self.resync(Stats())
+
+    async def resync(self, stats: Stats) -> None:
+        """Rebuild the state from the (spectator's) log, then the hands from the seats' views."""
+        state = State()
+        after = 0
+        while True:
+            status, body = await self.conn.request(
+                "GET", f"/v1/games/{self.game_id}/events?after={after}&limit=1000"
+            )
+            if status != 200:
+                raise HttpError(f"events: {status} {body[:200]!r}")
+            page = DECODE_PAGE.decode(body)
+            for envelope in page.events:
+                state = evolve(state, envelope.event)
+            if not page.events:
+                break
+            after = page.next_after
+        self.state = state
+        await self.fetch_hands(range(4), stats)
+
+    async def fetch_hands(self, seats: Sequence[int], stats: Stats) -> bool:
+        """Fill in the hands a redacted deal left blank. False if the game moved meanwhile."""
+        hands = list(self.state.hands)
+        for seat in seats:
+            status, body = await self.conn.request(
+                "GET", f"/v1/games/{self.game_id}", headers=self.auth[seat]
+            )
+            stats.view_gets += 1
+            if status != 200:
+                raise HttpError(f"view: {status} {body[:200]!r}")
+            seen = DECODE_VIEW.decode(body)
+            if seen.version != self.state.version:
+                return False
+            hands[seat] = C.cardset(C.parse(c) for c in seen.hand or ())
+        self.state = msgspec.structs.replace(
+            self.state, hands=(hands[0], hands[1], hands[2], hands[3])
+        )
+        return True
+
+    async def play_one(self, stats: Stats) -> None:
+        state = self.state
+        seat = state.to_act
+        if seat is None:  # the game ended (not expected with target 99): start another
+            self.auth.clear()
+            await self.create()
+            return
+        command = self.rng.choice(legal_actions(state, seat))
+        self.sent += 1
+        headers = self.auth[seat] + b"Idempotency-Key: %s-%d\r\n" % (
+            self.game_id.encode(),
+            self.sent,
+        )
+        started = time.perf_counter()
+        status, body = await self.conn.request(
+            "POST",
+            f"/v1/games/{self.game_id}/seats/{seat}/commands",
+            command_body(command),
+            headers,
+        )
+        done = time.perf_counter()
+        if status != 200:
+            stats.errors += 1
+            note(f"command refused: {status} {body[:300]!r}")
+            stats.resyncs += 1
+            await self.resync(stats)
+            return
+        stats.latencies.append(done - started)
+        stats.commands += 1
+        accepted = DECODE_ACCEPTED.decode(body)
+        dealt = False
+        for envelope in accepted.events:
+            state = evolve(state, envelope.event)
+            if self.record_posts:
+                self.posted[envelope.version] = done
+            dealt = dealt or isinstance(envelope.event, Dealt | PackRun)
+        self.state = state
+        if state.version != accepted.version or (
+            dealt and not await self.fetch_hands([s for s in range(4) if s != seat], stats)
+        ):
+            stats.resyncs += 1
+            await self.resync(stats)
+
+
+# --- phases --------------------------------------------------------------------------------
+
+
+async def plays_phase(games: list[HttpGame], duration: float) -> tuple[float, Stats]:
+    stats = Stats()
+    deadline = time.perf_counter() + duration
+
+    async def drive(game: HttpGame) -> None:
+        while time.perf_counter() < deadline:
+            await game.play_one(stats)
+
+    started = time.perf_counter()
+    await asyncio.gather(*(drive(g) for g in games))
+    return stats.commands / (time.perf_counter() - started), stats
+
+
+async def trivial_phase(conns: list[Conn], duration: float) -> tuple[float, list[float]]:
+    latencies: list[float] = []
+    deadline = time.perf_counter() + duration
+
+    async def drive(conn: Conn) -> None:
+        clock = time.perf_counter
+        while clock() < deadline:
+            started = clock()
+            status, _ = await conn.request("GET", "/livez")
+            latencies.append(clock() - started)
+            if status != 200:
+                raise HttpError(f"/livez: {status}")
+
+    started = time.perf_counter()
+    await asyncio.gather(*(drive(c) for c in conns))
+    return len(latencies) / (time.perf_counter() - started), latencies
+
+
+async def plays_vs_trivial(args: argparse.Namespace, server: Server) -> dict[str, Any]:
+    rng = random.Random(args.seed)
+    games = [HttpGame(Conn(server.port), random.Random(rng.random())) for _ in range(args.games)]
+    setup = asyncio.Semaphore(20)
+
+    async def create(game: HttpGame) -> None:
+        async with setup:
+            await game.create()
+
+    await asyncio.gather(*(create(g) for g in games))
+    trivial_conns = [Conn(server.port) for _ in range(args.games)]
+    await asyncio.gather(*(c.open() for c in trivial_conns))
+    rates: dict[str, list[float]] = {"plays": [], "trivial": []}
+    ratios: list[float] = []
+    play_stats: list[Stats] = []
+    trivial_latencies: list[float] = []
+    cpu: dict[str, list[dict[str, float]]] = {"plays": [], "trivial": []}
+    for round_no in range(args.rounds):
+        order = ("plays", "trivial") if round_no % 2 == 0 else ("trivial", "plays")
+        for kind in order:
+            with CpuMeter(server) as meter:
+                if kind == "plays":
+                    per_s, stats = await plays_phase(games, args.duration)
+                    play_stats.append(stats)
+                else:
+                    per_s, latencies = await trivial_phase(trivial_conns, args.duration)
+                    trivial_latencies.extend(latencies)
+            rates[kind].append(per_s)
+            cpu[kind].append(meter.shares)
+        ratios.append(rates["plays"][-1] / rates["trivial"][-1])
+        note(
+            f"round {round_no}: plays {rates['plays'][-1]:.0f}/s, "
+            f"/livez {rates['trivial'][-1]:.0f}/s; cpu {cpu['plays'][-1]} {cpu['trivial'][-1]}"
+        )
+    for conn in trivial_conns:
+        conn.close()
+    for game in games:
+        game.conn.close()
+    latencies = [x for s in play_stats for x in s.latencies]
+    commands = sum(s.commands for s in play_stats)
+    return {
+        "plays_per_s": round(median(rates["plays"]), 1),
+        "trivial_per_s": round(median(rates["trivial"]), 1),
+        "ratio": round(median(ratios), 3),
+        **latency_summary(latencies),
+        "detail": {
+            "games": args.games,
+            "rounds": args.rounds,
+            "duration_s": args.duration,
+            "plays_rounds_per_s": [round(r) for r in rates["plays"]],
+            "trivial_rounds_per_s": [round(r) for r in rates["trivial"]],
+            **latency_summary(trivial_latencies, "trivial_"),
+            "commands": commands,
+            "view_gets": sum(s.view_gets for s in play_stats),
+            "view_gets_per_command": round(
+                sum(s.view_gets for s in play_stats) / max(commands, 1), 3
+            ),
+            "errors": sum(s.errors for s in play_stats),
+            "resyncs": sum(s.resyncs for s in play_stats),
+            "cpu_plays": cpu["plays"],
+            "cpu_trivial": cpu["trivial"],
+        },
+    }
+
+
+@dataclass(slots=True)
+class Subscriber:
+    game: HttpGame
+    start: int
+    ids: list[int] = field(default_factory=list)
+    at_latency_ms: list[float] = field(default_factory=list)
+    received_at: list[float] = field(default_factory=list)
+    ready: bool = False
+    error: str | None = None
+
+
+async def follow(port: int, sub: Subscriber, opened: asyncio.Event) -> None:
+    """One SSE stream: parse frames, note when each event arrives and how old it is."""
+    reader, writer = await asyncio.open_connection(HOST, port, limit=1 << 20)
+    try:
+        writer.write(
+            b"GET /v1/games/%s/stream?after=%d HTTP/1.1\r\nHost: %s\r\n"
+            b"Accept: text/event-stream\r\n\r\n"
+            % (sub.game.game_id.encode(), sub.start, HOST.encode())
+        )
+        status, headers = await read_head(reader)
+        if status != 200 or headers.get(b"transfer-encoding") != b"chunked":
+            raise HttpError(f"stream: {status} {headers}")
+        sub.ready = True
+        opened.set()
+        buffer = b""
+        clock = time.perf_counter
+        wall = time.time
+        while True:
+            size = int((await reader.readuntil(b"\r\n"))[:-2], 16)
+            chunk = await reader.readexactly(size + 2)
+            if size == 0:
+                return
+            buffer += chunk[:-2]
+            if b"\n\n" not in buffer:
+                continue
+            now, now_ms = clock(), wall() * 1000
+            *frames, buffer = buffer.split(b"\n\n")
+            for frame in frames:
+                if not frame.startswith(b"id: "):
+                    continue  # retry:, comments (heartbeats)
+                newline = frame.index(b"\n")
+                sub.ids.append(int(frame[4:newline]))
+                at = frame.index(b'"at":') + 5
+                sub.at_latency_ms.append(now_ms - int(frame[at : frame.index(b",", at)]))
+                sub.received_at.append(now)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        sub.error = repr(exc)
+        opened.set()
+    finally:
+        writer.close()
+
+
+async def sse_phase(args: argparse.Namespace, server: Server) -> dict[str, Any]:
+    """Open the streams once, then play the games at each rate of ``--sse-rate`` in turn."""
+    rng = random.Random(args.seed + 1)
+    games = [
+        HttpGame(Conn(server.port), random.Random(rng.random()), record_posts=True)
+        for _ in range(args.sse_games)
+    ]
+    await asyncio.gather(*(g.create() for g in games))
+    subs = [Subscriber(games[i % len(games)], 0) for i in range(args.subscribers)]
+    for sub in subs:
+        sub.start = sub.game.state.version
+    opening = asyncio.Semaphore(100)
+    tasks: list[asyncio.Task[None]] = []
+
+    async def open_one(sub: Subscriber) -> None:
+        async with opening:
+            gate = asyncio.Event()
+            tasks.append(asyncio.create_task(follow(server.port, sub, gate)))
+            await gate.wait()
+
+    started = time.perf_counter()
+    await asyncio.gather(*(open_one(s) for s in subs))
+    open_s = time.perf_counter() - started
+    failed = [s.error for s in subs if s.error]
+    if failed:
+        raise HttpError(f"{len(failed)} streams failed to open, e.g. {failed[0]}")
+    # The server subscribes right after sending the stream's first bytes: give it a moment.
+    registered = await wait_for_subscribers(server, args)
+    results = []
+    try:
+        for sse_rate in args.sse_rate:
+            result = await sse_load(args, server, games, subs, sse_rate)
+            result["detail"].update(open_s=round(open_s, 2), subscribers_registered=registered)
+            results.append(result)
+            note(f"SSE at {sse_rate:g} commands/s: {result['detail']}")
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for game in games:
+            game.conn.close()
+    return {
+        **{k: v for k, v in results[0].items() if k != "detail"},
+        "subscribers": args.subscribers,
+        "sse_by_rate": {
+            f"{r['detail']['sse_rate']:g}": [r["sse_p50_ms"], r["sse_p99_ms"]] for r in results
+        },
+        "detail": [r["detail"] for r in results],
+    }
+
+
+async def sse_load(
+    args: argparse.Namespace,
+    server: Server,
+    games: list[HttpGame],
+    subs: list[Subscriber],
+    sse_rate: float,
+) -> dict[str, Any]:
+    """Play ``games`` at ``sse_rate`` commands/s in all; measure delivery to ``subs``."""
+    for sub in subs:
+        sub.start = sub.ids[-1] if sub.ids else sub.start
+        sub.ids.clear()
+        sub.at_latency_ms.clear()
+        sub.received_at.clear()
+    first = {id(g): g.state.version for g in games}
+    stats = Stats()
+    interval = len(games) / sse_rate
+    deadline = time.perf_counter() + args.sse_duration
+
+    async def drive(game: HttpGame, offset: float) -> None:
+        await asyncio.sleep(offset)
+        next_at = time.perf_counter()
+        while time.perf_counter() < deadline:
+            await game.play_one(stats)
+            next_at += interval
+            await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
+
+    with CpuMeter(server) as meter:
+        drive_started = time.perf_counter()
+        await asyncio.gather(*(drive(g, interval * i / len(games)) for i, g in enumerate(games)))
+        drive_s = time.perf_counter() - drive_started
+        # Let the last events reach every stream.
+        for _ in range(200):  # 10 s at most
+            if all((s.ids[-1] if s.ids else s.start) >= s.game.state.version for s in subs):
+                break
+            await asyncio.sleep(0.05)
+
+    at_latencies = [x for s in subs for x in s.at_latency_ms]
+    post_latencies = [
+        (t - s.game.posted[v]) * 1000
+        for s in subs
+        for v, t in zip(s.ids, s.received_at, strict=True)
+        if v in s.game.posted
+    ]
+    missing = duplicates = disorder = 0
+    for s in subs:
+        expected = s.game.state.version - s.start
+        missing += max(0, expected - len(set(s.ids)))
+        duplicates += len(s.ids) - len(set(s.ids))
+        disorder += sum(1 for a, b in zip(s.ids, s.ids[1:], strict=False) if b != a + 1)
+    frames = len(at_latencies)
+    return {
+        "sse_p50_ms": round(percentile(at_latencies, 0.5), 1),
+        "sse_p99_ms": round(percentile(at_latencies, 0.99), 1),
+        "detail": {
+            "sse_rate": sse_rate,
+            "sse_games": len(games),
+            "subscribers": len(subs),
+            "sse_p50_ms": round(percentile(at_latencies, 0.5), 1),
+            "sse_p99_ms": round(percentile(at_latencies, 0.99), 1),
+            "sse_max_ms": round(max(at_latencies), 1) if at_latencies else None,
+            "sse_post_p50_ms": round(percentile(post_latencies, 0.5), 2),
+            "sse_post_p99_ms": round(percentile(post_latencies, 0.99), 2),
+            "commands_per_s": round(stats.commands / drive_s, 1),
+            "events": sum(g.state.version - first[id(g)] for g in games),
+            "frames_delivered": frames,
+            "frames_per_s": round(frames / drive_s, 1),
+            "missing": missing,
+            "duplicates": duplicates,
+            "out_of_order": disorder,
+            "stream_errors": sum(1 for s in subs if s.error),
+            **latency_summary(stats.latencies, "command_"),
+            "command_errors": stats.errors,
+            **meter.shares,
+        },
+    }
+
+
+async def metric(server: Server, name: bytes) -> float | None:
+    conn = Conn(server.port)
+    try:
+        status, body = await conn.request("GET", "/metrics")
+    finally:
+        conn.close()
+    if status != 200:
+        return None
+    for line in body.splitlines():
+        if line.startswith(name + b" "):
+            return float(line.split()[1])
+    return None
+
+
+async def wait_for_subscribers(server: Server, args: argparse.Namespace) -> float | None:
+    """With one worker, wait until its gauge shows every stream subscribed; else just pause."""
+    if args.workers != 1:
+        await asyncio.sleep(2)
+        return None
+    deadline = time.monotonic() + 30
+    value = None
+    while time.monotonic() < deadline:
+        value = await metric(server, b"allfours_sse_subscribers")
+        if value is None or value >= args.subscribers:
+            break
+        await asyncio.sleep(0.2)
+    await asyncio.sleep(0.5)  # and their catch-up reads
+    return value
+
+
+async def run(args: argparse.Namespace) -> None:
+    server = Server(args.workers, args.appendfsync)
+    label = "external" if os.environ.get("REDIS_URL") else args.appendfsync
+    load_before = os.getloadavg()[0]
+    try:
+        note(f"starting allfours serve on {HOST}:{server.port}, {args.workers} worker(s)")
+        await server.start()
+        # The client is not what is measured: keep its own GC pauses out of the latencies.
+        gc.collect()
+        gc.freeze()
+        gc.disable()
+        note(f"plays vs /livez: {args.games} games, {args.rounds} x {args.duration}s each")
+        plays = await plays_vs_trivial(args, server)
+        note(f"SSE: {args.subscribers} streams on {args.sse_games} games")
+        sse = await sse_phase(args, server) if args.subscribers else {"detail": []}
+    finally:
+        gc.enable()
+        await asyncio.to_thread(server.stop)
+    emit(
+        {
+            "bench": "http",
+            "workers": args.workers,
+            "appendfsync": label,
+            **{k: v for k, v in plays.items() if k != "detail"},
+            **{k: v for k, v in sse.items() if k != "detail"},
+            "games": args.games,
+            "sse_games": args.sse_games,
+            "sse_rate": args.sse_rate[0],
+            "loadavg_1m": [round(load_before, 2), round(os.getloadavg()[0], 2)],
+        }
+    )
+    emit({"bench": "http.plays", "workers": args.workers, **plays["detail"]})
+    for detail in sse["detail"]:
+        emit({"bench": "http.sse", "workers": args.workers, **detail})
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=1, help="server worker processes")
+    parser.add_argument("--games", type=int, default=100, help="concurrent games (connections)")
+    parser.add_argument("--duration", type=float, default=8.0, help="seconds per phase")
+    parser.add_argument("--rounds", type=int, default=2, help="plays/trivial alternations")
+    parser.add_argument("--subscribers", type=int, default=1000, help="SSE streams (0: skip)")
+    parser.add_argument("--sse-games", type=int, default=25)
+    parser.add_argument(
+        "--sse-rate",
+        type=lambda text: [float(x) for x in text.split(",")],
+        default=[25.0, 100.0],
+        help="commands/s in all over the SSE games; comma-separated: one measurement each "
+        "(the summary line's sse_p50_ms/sse_p99_ms are the first)",
+    )
+    parser.add_argument("--sse-duration", type=float, default=15.0)
+    parser.add_argument("--appendfsync", default="always", choices=["always", "everysec", "no"])
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--timeout", type=float, default=300.0, help="give up after (seconds)")
+    args = parser.parse_args()
+    raise_fd_limit(args.subscribers + args.games * 2 + 1024)
+    exit_on_sigterm()
+    try:
+        import uvloop
+
+        runner = uvloop.run
+    except ImportError:
+        runner = asyncio.run
+    runner(asyncio.wait_for(run(args), args.timeout))
+
+
+if __name__ == "__main__":
+    main()
