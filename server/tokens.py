@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 from typing import NamedTuple
 
@@ -27,10 +28,17 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+_GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""What a game id may look like (as in the API's paths): anything else is no seat token, and
+must not reach the store, which refuses ids that would break its key hash tags."""
+
+
 def claim_of(token: str) -> TokenClaim | None:
     """What a well-formed token says it is for (not yet proof that it is genuine)."""
     parts = token.split(".")
-    if len(parts) != 3 or parts[1] not in ("0", "1", "2", "3") or not parts[0] or not parts[2]:
+    if len(parts) != 3 or parts[1] not in ("0", "1", "2", "3") or not parts[2]:
+        return None
+    if not _GAME_ID.fullmatch(parts[0]):
         return None
     return TokenClaim(parts[0], int(parts[1]))
 

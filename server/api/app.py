@@ -7,16 +7,19 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import msgspec
 from litestar import Litestar, Request
 from litestar.config.cors import CORSConfig
 from litestar.datastructures import State
 from litestar.di import Provide
+from litestar.exceptions import ValidationException
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Server
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
 from server.api.auth import SeatAuth
 from server.api.context import AppContext
+from server.api.docs import StrictStructSchemaPlugin
 from server.api.games import GamesController
 from server.api.health import HealthController
 from server.api.logs import request_logging
@@ -42,6 +45,41 @@ def _context(state: State) -> AppContext:
     return ctx
 
 
+async def check_body_strictly(request: Request[Any, Any, Any]) -> None:
+    """Refuse a body that breaks its documented schema, before Litestar converts it.
+
+    Litestar converts request bodies in msgspec's lax mode (``"14"`` becomes 14, ``0``
+    becomes false), so bodies the spec calls invalid would be accepted. Checking strictly
+    first keeps the server to its spec, by JSON Schema's rules (``14.0`` is an integer);
+    malformed JSON is left to Litestar's own error."""
+    field = request.route_handler.parsed_data_field
+    if field is None:
+        return
+    body = await request.body()  # kept by the request: the handler reads it again
+    try:
+        value = _integral_floats_as_ints(msgspec.json.decode(body))
+        msgspec.convert(value, type=field.annotation, strict=True)
+    except msgspec.ValidationError as exc:
+        message, _, where = str(exc).partition(" - at `$")
+        key = where.rstrip("`").lstrip(".") or "data"
+        raise ValidationException(
+            detail=f"Validation failed for {request.method} {request.url.path}",
+            extra=[{"message": message, "key": key, "source": "body"}],
+        ) from None
+    except msgspec.DecodeError:
+        return
+
+
+def _integral_floats_as_ints(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_integral_floats_as_ints(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _integral_floats_as_ints(item) for key, item in value.items()}
+    return value
+
+
 def create_app(settings: Settings | None = None) -> Litestar:
     settings = settings or from_env()
 
@@ -65,15 +103,17 @@ def create_app(settings: Settings | None = None) -> Litestar:
             app.state.ctx.close_streams()
             await store.aclose()
 
-    async def rate_limit(request: Request[Any, Any, Any]) -> None:
+    async def before_request(request: Request[Any, Any, Any]) -> None:
         await _context(request.app.state).limiter.check(request)
+        await check_body_strictly(request)
 
     return Litestar(
         route_handlers=[GamesController, StreamController, HealthController, MetricsController],
         lifespan=[lifespan],
         dependencies={"ctx": Provide(_context, sync_to_thread=False)},
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
-        before_request=rate_limit,
+        before_request=before_request,
+        plugins=[StrictStructSchemaPlugin()],
         request_max_body_size=settings.max_body_bytes,
         cors_config=CORSConfig(allow_origins=list(settings.cors_origins))
         if settings.cors_origins

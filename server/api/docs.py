@@ -1,10 +1,20 @@
-"""OpenAPI helpers: the problem responses every operation documents."""
+"""OpenAPI helpers: the problem responses every operation documents, links between
+operations, and schemas that say when a body refuses unknown fields."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from litestar._openapi.schema_generation.plugins.struct import StructSchemaPlugin
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import Link, OpenAPIResponse, OpenAPIType, Operation, Schema
 
 from server.api.problems import PROBLEM_MEDIA_TYPE, Problem
+
+if TYPE_CHECKING:
+    from litestar._openapi.schema_generation import SchemaCreator
+    from litestar.typing import FieldDefinition
 
 _DESCRIPTIONS = {
     304: "Not modified: the game is still at the version of your ETag",
@@ -17,15 +27,16 @@ _DESCRIPTIONS = {
     413: "Request body too large (``payload_too_large``)",
     422: "A value the game cannot use, such as an unknown card (``unknown_card``)",
     429: "Rate limited (``rate_limited``); see ``Retry-After``",
+    500: "An unexpected error (``internal``): a bug, never the client's input",
     503: "The event store is unreachable or the game too busy (``unavailable``, ``busy``); "
     "see ``Retry-After``",
 }
 
 
 def problems(*statuses: int) -> dict[int, ResponseSpec]:
-    """Response specs for ``statuses``: problem details, except 304 which has no body."""
+    """Response specs for ``statuses`` and 500: problem details, except 304 (no body)."""
     specs: dict[int, ResponseSpec] = {}
-    for status in statuses:
+    for status in sorted({*statuses, 500}):
         if status == 304:
             specs[status] = ResponseSpec(
                 data_container=None, description=_DESCRIPTIONS[304], generate_examples=False
@@ -38,3 +49,97 @@ def problems(*statuses: int) -> dict[int, ResponseSpec]:
                 generate_examples=False,
             )
     return specs
+
+
+class StrictStructSchemaPlugin(StructSchemaPlugin):
+    """Litestar's schemas for msgspec structs, plus ``additionalProperties: false`` for the
+    structs that refuse unknown fields (``forbid_unknown_fields``): the spec must not promise
+    that a body with extra properties is accepted when the server answers 400."""
+
+    def to_openapi_schema(
+        self, field_definition: FieldDefinition, schema_creator: SchemaCreator
+    ) -> Schema:
+        schema = super().to_openapi_schema(field_definition, schema_creator)
+        if field_definition.type_.__struct_config__.forbid_unknown_fields:
+            schema.additional_properties = False
+        return schema
+
+
+def link(operation_id: str, description: str, **parameters: str) -> Link:
+    """An OpenAPI link to ``operation_id``, its parameters taken from this response, e.g.
+    ``game_id="$response.body#/game_id"``."""
+    return Link(operation_id=operation_id, parameters=parameters, description=description)
+
+
+def with_links(**links: Link) -> type[Operation]:
+    """An ``operation_class`` whose success response documents ``links``: what a client (or a
+    stateful test generator) can call next with the values this response returns."""
+
+    @dataclass
+    class LinkedOperation(Operation):
+        def __post_init__(self) -> None:
+            for status, response in (self.responses or {}).items():
+                if status.startswith("2") and isinstance(response, OpenAPIResponse):
+                    response.links = dict(links)
+
+    return LinkedOperation
+
+
+_GAME = "$response.body#/game_id"
+GAME_LINKS = {
+    "getGame": link("getGame", "The game's view", game_id=_GAME),
+    "listEvents": link("listEvents", "The game's events", game_id=_GAME),
+    "streamEvents": link("streamEvents", "Follow the game live", game_id=_GAME),
+    "getReplay": link("getReplay", "The finished game's log and seed", game_id=_GAME),
+}
+"""Links from any response that names a game (``game_id`` in its body)."""
+CREATED_LINKS = {
+    **GAME_LINKS,
+    "takeSeat": link("takeSeat", "Take a seat at this game", game_id=_GAME),
+    "addBot": link("addBot", "Seat a bot at this game", game_id=_GAME),
+}
+"""Links from a response that created a game or changed its seats."""
+_SEAT = {"game_id": _GAME, "seat": "$response.body#/seat"}
+_SEAT_READER = {"game_id": _GAME, "token": "$response.body#/token"}
+SEAT_LINKS = {
+    "getGame": link("getGame", "The seat's view", **_SEAT_READER),
+    "listEvents": link("listEvents", "The events as this seat sees them", **_SEAT_READER),
+    "streamEvents": link("streamEvents", "Follow the game as this seat", **_SEAT_READER),
+    "sendCommand": link("sendCommand", "Act for this seat (send the token)", **_SEAT),
+}
+"""Links from a granted seat: its token reads the seat's view (``token`` query parameter)."""
+
+
+def sse_operation(media_type: str) -> type[Operation]:
+    """An ``operation_class`` for a Server-Sent Events endpoint: its 200 ``schema`` (generated
+    from the data's type) becomes the schema of one SSE message, as OpenAPI 3.1 tools read it
+    for ``text/event-stream``: ``id``, ``event`` and ``data``, a JSON text of that type."""
+
+    @dataclass
+    class SSEOperation(Operation):
+        def __post_init__(self) -> None:
+            response = (self.responses or {}).get("200")
+            if not isinstance(response, OpenAPIResponse) or not response.content:
+                return
+            media = response.content[media_type]
+            media.schema = Schema(
+                type=OpenAPIType.OBJECT,
+                title="SSEMessage",
+                description="One message of the stream (a heartbeat is a comment, not one)",
+                properties={
+                    "id": Schema(type=OpenAPIType.STRING, description="The event's version"),
+                    "event": Schema(type=OpenAPIType.STRING, description="The event's type"),
+                    "data": Schema(
+                        type=OpenAPIType.STRING,
+                        description="The event, as JSON",
+                        content_media_type="application/json",
+                        content_schema=media.schema,
+                    ),
+                    "retry": Schema(
+                        type=OpenAPIType.INTEGER, description="Reconnection delay (ms)"
+                    ),
+                },
+                required=["data"],
+            )
+
+    return SSEOperation

@@ -6,12 +6,13 @@ from collections.abc import Sequence
 from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, get, post
+from litestar.datastructures import ResponseHeader
 from litestar.params import Parameter
 
 from domain import Beg, GiveOne, Play, PlayerCommand, RunPack, Stand, View, view
 from server.api.auth import token_of
 from server.api.context import AppContext
-from server.api.docs import problems
+from server.api.docs import CREATED_LINKS, SEAT_LINKS, problems, with_links
 from server.api.models import (
     REPLAY_FORMAT,
     REPLAY_FORMAT_VERSION,
@@ -57,7 +58,12 @@ SeatToken = Annotated[
         "(browsers' EventSource). Prefer the header.",
     ),
 ]
-After = Annotated[int, Parameter(ge=0, description="Only events after this version")]
+MAX_VERSION = 2**53 - 1
+"""The largest version a client may name: every JSON client holds it exactly, and it stays
+well inside the store's 64-bit stream ids (a larger one made Redis refuse the read: a 503)."""
+After = Annotated[
+    int, Parameter(ge=0, le=MAX_VERSION, description="Only events after this version")
+]
 
 _SIMPLE_COMMANDS: dict[type[Any], type[Stand | Beg | GiveOne | RunPack]] = {
     StandCommand: Stand,
@@ -90,6 +96,7 @@ class GamesController(Controller):
     @post(
         "/",
         operation_id="createGame",
+        operation_class=with_links(**CREATED_LINKS),
         summary="Create a game",
         description="A table with the given rule options. Seats given a bot kind are filled "
         "at once; with four bots the game is played out before this returns.",
@@ -132,6 +139,15 @@ class GamesController(Controller):
         "without, the spectator's. ``ETag`` changes with the version: send it back in "
         "``If-None-Match`` to poll cheaply (304 while nothing changed).",
         responses=problems(304, 400, 401, 403, 404, 503),
+        response_headers=[
+            ResponseHeader(
+                name="ETag",
+                value='W/"12-0"',  # an example: documents the header as a string
+                description="The view's version and viewer: send it back in If-None-Match",
+                required=True,
+                documentation_only=True,
+            )
+        ],
     )
     async def get_game(
         self,
@@ -139,18 +155,28 @@ class GamesController(Controller):
         game_id: GameId,
         ctx: AppContext,
         token: SeatToken = None,
+        if_none_match: Annotated[
+            str | None,
+            Parameter(
+                header="If-None-Match",
+                required=False,
+                description="The ``ETag`` of the view you hold: 304 while it is current",
+            ),
+        ] = None,
     ) -> Response[View]:
         viewer = await ctx.auth.seat_of(game_id, token_of(request), required=False)
         state = await ctx.service.state(game_id)
         etag = f'W/"{state.version}-{"s" if viewer is None else viewer}"'
         headers = {"ETag": etag, "Cache-Control": "no-cache"}
-        if request.headers.get("if-none-match") == etag:
+        held = {tag.strip() for tag in (if_none_match or "").split(",")}
+        if etag in held or "*" in held:
             return Response(content=None, status_code=304, headers=headers)  # type: ignore[arg-type]
         return Response(view(state, viewer), headers=headers)
 
     @post(
         "/{game_id:str}/seats/{seat:int}",
         operation_id="takeSeat",
+        operation_class=with_links(**SEAT_LINKS),
         summary="Take an open seat",
         description="Returns the seat token, once: keep it, it cannot be shown again.",
         status_code=201,
@@ -165,6 +191,7 @@ class GamesController(Controller):
     @post(
         "/{game_id:str}/seats/{seat:int}/bot",
         operation_id="addBot",
+        operation_class=with_links(**CREATED_LINKS),
         summary="Seat a bot in an open seat",
         status_code=201,
         responses=problems(400, 404, 409, 413, 429, 503),

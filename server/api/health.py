@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from litestar import Controller, Response, get
+from typing import Any
+
+from litestar import Controller, Request, Response, get
 
 from server.api.context import AppContext
+from server.api.docs import problems
 from server.api.models import Health
+from server.api.problems import problem_response
 from server.store import StoreError
 
 
@@ -13,7 +17,12 @@ class HealthController(Controller):
     tags = ("operations",)
     include_in_schema = True
 
-    @get("/livez", operation_id="livez", summary="Liveness: no dependencies checked")
+    @get(
+        "/livez",
+        operation_id="livez",
+        summary="Liveness: no dependencies checked",
+        responses=problems(),
+    )
     async def livez(self) -> Health:
         return Health("ok")
 
@@ -21,14 +30,20 @@ class HealthController(Controller):
         "/readyz",
         operation_id="readyz",
         summary="Readiness: Redis answers",
-        description="503 with status ``unavailable`` while Redis is unreachable or the "
-        "instance is shutting down.",
+        description="503 ``unavailable`` (problem details, with ``Retry-After``) while Redis "
+        "is unreachable or the instance is shutting down.",
+        responses=problems(503),
     )
-    async def readyz(self, ctx: AppContext) -> Response[Health]:
+    async def readyz(self, request: Request[Any, Any, Any], ctx: AppContext) -> Response[Health]:
+        detail = None
         if ctx.shutting_down.is_set():
-            return Response(Health("unavailable"), status_code=503, headers={"Retry-After": "1"})
-        try:
-            await ctx.store.ping()
-        except StoreError:
-            return Response(Health("unavailable"), status_code=503, headers={"Retry-After": "1"})
+            detail = "the instance is shutting down"
+        else:
+            try:
+                await ctx.store.ping()
+            except StoreError:
+                detail = "the event store is unavailable"
+        if detail is not None:
+            problem = problem_response(request, 503, "unavailable", detail, retry_after=1)
+            return problem  # type: ignore[return-value]
         return Response(Health("ok"))

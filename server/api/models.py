@@ -13,17 +13,15 @@ CardCode = Literal[CODES]  # type: ignore[valid-type]
 
 BotKind = Literal["random", "heuristic"]
 SeatNo = Annotated[int, msgspec.Meta(ge=0, le=3, description="Seat 0..3, counterclockwise")]
-Version = Annotated[int, msgspec.Meta(ge=0)]
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=r"^[^\x00-\x1f]+$")]
 
 
 class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     rules: Rules = Rules()
-    bots: Annotated[tuple[BotKind | None, ...], msgspec.Meta(min_length=4, max_length=4)] = (
-        None,
-        None,
-        None,
-        None,
+    # A list with a default factory: Litestar documents a tuple with a default as
+    # ``oneOf: [<the items>, {}]``, which would let any item through in the spec.
+    bots: Annotated[list[BotKind | None], msgspec.Meta(min_length=4, max_length=4)] = msgspec.field(
+        default_factory=lambda: [None, None, None, None]
     )
     """A bot kind per seat to fill at once, or null to leave the seat open for a person."""
 
@@ -52,7 +50,9 @@ class AddBot(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 class _Body(
     msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True
 ):
-    expected_version: Version | None = None
+    # No lower bound: Litestar drops constraints inside ``X | None`` from the spec, and a
+    # negative version simply never matches (409), so there is nothing to refuse with a 400.
+    expected_version: int | None = None
     """If given, the command is refused with 409 ``version_conflict`` unless the game is
     exactly at this version."""
 
@@ -116,6 +116,12 @@ class Replay(msgspec.Struct, frozen=True):
     seed: str
     seed_commitment: str
     events: tuple[EventEnvelope, ...]
+
+
+class Resync(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Data (``{}``) of the SSE message ``event: resync``, the last of a stream that cannot
+    go on from where it was asked to start (past the game's version, or the store lost
+    events): reload the view and follow again from its version."""
 
 
 class Health(msgspec.Struct, frozen=True):

@@ -96,6 +96,7 @@ def problem_response(
     *,
     current_version: int | None = None,
     retry_after: int | None = None,
+    headers: dict[str, str] | None = None,
 ) -> Response[Problem]:
     problem = Problem(
         type=f"urn:allfours:problem:{code}",
@@ -107,8 +108,12 @@ def problem_response(
         current_version=current_version,
         retry_after=retry_after,
     )
-    headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
-    return Response(problem, status_code=status, media_type=PROBLEM_MEDIA_TYPE, headers=headers)
+    headers = dict(headers or {})
+    if retry_after is not None:
+        headers["Retry-After"] = str(retry_after)
+    return Response(
+        problem, status_code=status, media_type=PROBLEM_MEDIA_TYPE, headers=headers or None
+    )
 
 
 def _to_problem(request: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:
@@ -139,18 +144,35 @@ def _to_problem(request: Request[Any, Any, Any], exc: Exception) -> Response[Pro
             _log.warning("store error: %s", exc)
         return problem_response(request, 503, "unavailable", detail, retry_after=1)
     if isinstance(exc, ValidationException):
+        if _is_unknown_card(exc):
+            # The card enum is checked while parsing the body, before the rules see it: keep
+            # the rules' code and status for it, as documented.
+            return problem_response(request, 422, "unknown_card", _validation_detail(exc))
         return problem_response(request, 400, "invalid_request", _validation_detail(exc))
     if isinstance(exc, NotFoundException):
         return problem_response(request, 404, "not_found", exc.detail)
     if isinstance(exc, MethodNotAllowedException):
-        return problem_response(request, 405, "method_not_allowed", exc.detail)
+        # Keep the ``Allow`` header the router computed (RFC 9110 requires it with a 405).
+        return problem_response(request, 405, "method_not_allowed", exc.detail, headers=exc.headers)
     if isinstance(exc, HTTPException):
         code = {413: "payload_too_large", 401: "unauthorized", 403: "forbidden"}.get(
             exc.status_code, "invalid_request" if exc.status_code < 500 else "internal"
         )
-        return problem_response(request, exc.status_code, code, exc.detail)
+        return problem_response(request, exc.status_code, code, exc.detail, headers=exc.headers)
     _log.exception("unhandled error on %s", request.url.path, exc_info=exc)
     return problem_response(request, 500, "internal", "an unexpected error occurred")
+
+
+def _is_unknown_card(exc: ValidationException) -> bool:
+    extra = exc.extra
+    return (
+        isinstance(extra, list)
+        and len(extra) == 1
+        and isinstance(extra[0], dict)
+        and extra[0].get("key") == "card"
+        and extra[0].get("source") == "body"
+        and str(extra[0].get("message", "")).startswith("Invalid enum value")
+    )
 
 
 def _validation_detail(exc: ValidationException) -> str:

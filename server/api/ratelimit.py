@@ -2,7 +2,8 @@
 
 Clients are told apart by seat token when they send one (a table of four players behind one
 NAT address is four clients), by address otherwise. Only writes are limited: reads and
-polling are cheap (ETag/304) and streams are long-lived.
+polling are cheap (ETag/304) and streams are long-lived. Each window is one key with its own
+hash tag, so on a Redis Cluster the counting script runs on the node of that key.
 """
 
 from __future__ import annotations
@@ -11,12 +12,11 @@ import time
 from typing import Any
 
 from litestar import Request
-from redis.asyncio import Redis
-from redis.exceptions import RedisError
 
 from server.api.auth import token_of
 from server.api.problems import RateLimited
 from server.errors import Unauthorized
+from server.store import REDIS_ERRORS, RedisClient
 from server.store.redis_store import store_error
 from server.tokens import token_hash
 
@@ -28,7 +28,7 @@ return n
 
 
 class RateLimiter:
-    def __init__(self, redis: Redis, limit: int, window_s: int) -> None:
+    def __init__(self, redis: RedisClient, limit: int, window_s: int) -> None:
         self._limit = limit
         self._window = window_s
         self._count = redis.register_script(_COUNT)
@@ -47,7 +47,7 @@ class RateLimiter:
         key = f"allfours:{{rl:{client}}}:{window}"
         try:
             count = await self._count(keys=[key], args=[self._window + 1])
-        except RedisError as exc:
+        except REDIS_ERRORS as exc:
             raise store_error(exc) from exc
         if int(count) > self._limit:
             retry = self._window - int(time.time()) % self._window

@@ -18,11 +18,12 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
 from litestar.response import Stream
 
+from domain import Event
 from server.api.auth import token_of
 from server.api.context import AppContext
-from server.api.docs import problems
-from server.api.games import GameId, SeatToken
-from server.api.models import EventEnvelope
+from server.api.docs import problems, sse_operation
+from server.api.games import MAX_VERSION, After, GameId, SeatToken
+from server.api.models import Resync
 from server.codec import redact_bytes
 from server.errors import GameNotFound
 from server.store import ResyncRequired, StoreUnavailable, SubscriberLagged
@@ -73,12 +74,12 @@ async def sse_frames(
         subscription.close()
 
 
-def _resume_point(request: Request[Any, Any, Any], after: int | None) -> int:
+def _resume_point(request: Request[Any, Any, Any], after: int) -> int:
     last = request.headers.get("last-event-id")
     if last is not None:
         with contextlib.suppress(ValueError):
-            return max(int(last), 0)
-    return after or 0
+            return min(max(int(last), 0), MAX_VERSION)
+    return after
 
 
 class StreamController(Controller):
@@ -90,13 +91,17 @@ class StreamController(Controller):
         operation_id="streamEvents",
         summary="Follow a game live (Server-Sent Events)",
         description="Each SSE message: ``id`` = version, ``event`` = the event type, "
-        "``data`` = the event JSON (schema ``EventEnvelope.event``) redacted for the caller. "
-        "Resume with ``Last-Event-ID`` or ``after``. Lines starting with ``:`` are heartbeats.",
+        "``data`` = the event JSON (one of the event schemas) redacted for the caller. "
+        "Resume with ``Last-Event-ID`` or ``after``. Lines starting with ``:`` are heartbeats. "
+        "A stream that cannot continue from the asked version (beyond the game's) ends with "
+        "an ``event: resync`` message: reload the view and follow again from its version.",
         media_type=SSE_MEDIA_TYPE,
+        operation_class=sse_operation(SSE_MEDIA_TYPE),
         responses={
             200: ResponseSpec(
-                data_container=EventEnvelope,
-                description="An endless ``text/event-stream``; each message's data is an event",
+                data_container=Event | Resync,
+                description="An endless ``text/event-stream``; each message's data is an event "
+                "(or, in a last ``resync`` message, ``{}``)",
                 media_type=SSE_MEDIA_TYPE,
                 generate_examples=False,
             ),
@@ -108,7 +113,7 @@ class StreamController(Controller):
         request: Request[Any, Any, Any],
         game_id: GameId,
         ctx: AppContext,
-        after: Annotated[int | None, Parameter(ge=0, required=False)] = None,
+        after: After = 0,
         token: SeatToken = None,
         last_event_id: Annotated[
             str | None,

@@ -1,0 +1,153 @@
+"""Schemathesis over every operation of the committed spec (``openapi/openapi.json``: what an
+outside client is written from), against the app in-process (ASGI) on the test Redis, with
+every check: per operation (examples, coverage and fuzzing phases) and statefully, following
+the spec's links (create a game -> take a seat -> act for it / read it / stream it ...).
+
+The SSE operation is included: schemathesis reads a stream up to ``max-stream-events``
+messages or its request timeout, and validates each message's data against the documented
+frame schema. Its timeout is short because a stream never ends by itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, settings
+from litestar import Litestar
+from schemathesis import Case
+from schemathesis.checks import CHECKS, load_all_checks
+from schemathesis.config import SchemathesisConfig
+from schemathesis.python import asgi
+from schemathesis.specs.openapi.checks import allow_header_conformance
+from support import ROOT
+
+from server.api.app import create_app
+from server.settings import Settings
+
+CONFIG = SchemathesisConfig.from_dict(
+    {
+        "phases": {
+            "examples": {"enabled": True},
+            "coverage": {"enabled": True},
+            "fuzzing": {"enabled": True},
+            # The spec's own links only: links inferred from listings (``GET /v1/games``)
+            # would depend on what other tests left in Redis, and Hypothesis needs
+            # scenarios it can replay.
+            "stateful": {"enabled": True, "inference": {"algorithms": []}},
+        },
+        "generation": {"mode": "all", "max-examples": 100},
+        "checks": {"enabled": True},
+        "request-timeout": 10,
+        "max-stream-events": 5,
+        "operations": [
+            # A live stream only ends when the client leaves: read it briefly.
+            {"include-operation-id": "streamEvents", "request-timeout": 0.5},
+        ],
+    }
+)
+schema = schemathesis.openapi.from_path(ROOT / "openapi" / "openapi.json", config=CONFIG)
+
+pytestmark = pytest.mark.timeout(180)
+
+load_all_checks()
+ALL_CHECKS = CHECKS.get_all()
+assert len(ALL_CHECKS) >= 14, [check.__name__ for check in ALL_CHECKS]
+
+
+def excluded_checks(case: Case) -> list[Any]:
+    """Checks switched off for an upstream bug only.
+
+    ``allow_header_conformance`` on ``/v1/games``: Litestar 2.x answers ``OPTIONS`` on a path
+    served by two handlers (here ``GET`` list and ``POST`` create) with an ``Allow`` header
+    naming only the first handler's method (litestar-org/litestar#4169, fixed in v3 only).
+    ``test_options_lists_every_method_of_the_games_collection`` below turns red once it is
+    fixed, to re-enable the check.
+    """
+    if case.path == "/v1/games":
+        return [allow_header_conformance]
+    return []
+
+
+@pytest.fixture(scope="module")
+def app(redis_url: str) -> Iterator[Litestar]:
+    """The app as ``allfours serve`` builds it, rate limit off (the fuzzer is one client)."""
+    application = create_app(Settings(redis_url=redis_url, rate_limit=0, sse_heartbeat_s=0.2))
+    yield application
+    # Schemathesis started its lifespan (Redis connections) on its own loop: end it now,
+    # while the test Redis still runs, rather than at interpreter exit.
+    asgi.shutdown_lifespans()
+
+
+@schema.parametrize()
+@settings(deadline=None, suppress_health_check=list(HealthCheck), max_examples=100)
+def test_operation_conforms_to_the_spec(case: Case, app: Litestar) -> None:
+    case.call_and_validate(app=app, checks=ALL_CHECKS, excluded_checks=excluded_checks(case))
+
+
+def test_stateful_workflows_follow_the_links(app: Litestar) -> None:
+    base = schema.as_state_machine()
+
+    class Workflow(base):  # type: ignore[misc,valid-type]
+        """Remembers the seat tokens it was granted and presents them where they belong,
+        the way a client does: links carry values from bodies, not secrets into headers."""
+
+        def setup(self) -> None:
+            self.tokens: dict[tuple[str, int], str] = {}
+
+        def get_call_kwargs(self, case: Case) -> dict[str, Any]:
+            return {"app": app}
+
+        def before_call(self, case: Case) -> None:
+            if case.headers and case.operation.label == "POST /v1/games":
+                # The key names the game it creates: a scenario Hypothesis replays would find
+                # the game of an earlier run, in another state, and take other transitions.
+                case.headers.pop("Idempotency-Key", None)
+            params = case.path_parameters or {}
+            token = self.tokens.get((str(params.get("game_id")), params.get("seat", -1)))
+            if case.operation.label.endswith("/commands") and token is not None:
+                case.headers = {**(case.headers or {}), "Authorization": f"Bearer {token}"}
+
+        def after_call(self, response: Any, case: Case) -> None:
+            super().after_call(response, case)
+            if case.operation.definition.raw.get("operationId") == "takeSeat" and (
+                response.status_code == 201
+            ):
+                grant = response.json()
+                self.tokens[(grant["game_id"], grant["seat"])] = grant["token"]
+
+        def validate_response(
+            self,
+            response: Any,
+            case: Case,
+            additional_checks: Any = None,
+            **kwargs: Any,
+        ) -> None:
+            case.validate_response(
+                response,
+                checks=ALL_CHECKS,
+                excluded_checks=excluded_checks(case),
+                transport_kwargs=kwargs or None,
+                recorder=self.recorder,
+            )
+
+    Workflow.run(
+        settings=settings(
+            max_examples=100,
+            stateful_step_count=10,
+            deadline=None,
+            suppress_health_check=list(HealthCheck),
+        )
+    )
+
+
+@pytest.mark.xfail(
+    strict=True, reason="litestar-org/litestar#4169: OPTIONS Allow names one handler's method"
+)
+def test_options_lists_every_method_of_the_games_collection(app: Litestar) -> None:
+    with asgi.get_client(app) as client:
+        response = client.options("/v1/games")
+    assert response.status_code == 204
+    assert set(response.headers["allow"].replace(" ", "").split(",")) == {"GET", "POST", "OPTIONS"}
