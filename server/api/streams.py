@@ -52,7 +52,9 @@ async def sse_frames(
     try:
         while True:
             try:
-                event = await asyncio.wait_for(subscription.__anext__(), heartbeat)
+                # asyncio.timeout, not wait_for: no extra task per event and subscriber.
+                async with asyncio.timeout(heartbeat):
+                    event = await subscription.__anext__()
             except TimeoutError:
                 yield b": heartbeat\n\n"
                 continue
