@@ -2,7 +2,9 @@
 
 It is derived data (``rebuild`` recreates it from the streams) and is written after the
 events it reflects, never instead of them. Its keys share one hash tag, ``{lobby}``, so the
-few multi-key updates it makes stay in one Redis Cluster slot.
+few multi-key updates it makes stay in one Redis Cluster slot: there, the MULTI/EXEC of
+:meth:`Lobby.note` runs on the one node holding that slot (redis-py's cluster pipeline accepts a
+transaction whose keys share a slot). The listing as a whole therefore lives on one node.
 """
 
 from __future__ import annotations
@@ -11,9 +13,9 @@ import time
 from typing import Literal
 
 import msgspec
-from redis.asyncio import Redis
 
 from domain import State
+from server.store import RedisClient
 
 Status = Literal["open", "in_progress", "finished"]
 STATUSES: tuple[Status, ...] = ("open", "in_progress", "finished")
@@ -55,7 +57,7 @@ _decoder = msgspec.json.Decoder(GameSummary)
 
 
 class Lobby:
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: RedisClient) -> None:
         self._redis = redis
 
     @staticmethod

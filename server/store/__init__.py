@@ -2,7 +2,7 @@
 
 Public API::
 
-    store = connect_store("redis://127.0.0.1:6379")
+    store = connect_store("redis://127.0.0.1:6379")   # or "redis+cluster://host:port,..."
     result = await store.append(game_id, expected_version, [event_bytes, ...], command_id)
     events = await store.read(game_id, after=version, limit=100)
     async with store.subscribe(game_id, after=version) as sub:
@@ -14,6 +14,8 @@ Errors: :class:`StoreUnavailable` (Redis down: 503, retry later), :class:`StoreR
 :class:`ResyncRequired` (a subscription ended; resubscribe / reload).
 """
 
+from .clients import RedisClient, is_cluster_url, redis_client
+from .cluster_hub import ClusterSubscriptionHub
 from .errors import (
     ResyncRequired,
     StoreError,
@@ -22,19 +24,23 @@ from .errors import (
     SubscriberLagged,
     SubscriptionDropped,
 )
-from .hub import Subscription, SubscriptionHub
-from .keys import cmds_key, events_key
+from .hub import BaseHub, Subscription, SubscriptionHub
+from .keys import bell_channel, cmds_key, events_key
 from .lua import APPEND_SCRIPT_SHA
 from .model import AppendResult, AppendStatus, StoredEvent
 from .port import EventStore, EventSubscription
-from .redis_store import RedisEventStore, connect_store
+from .redis_store import REDIS_ERRORS, RedisEventStore, connect_store
 
 __all__ = [
     "APPEND_SCRIPT_SHA",
+    "REDIS_ERRORS",
     "AppendResult",
     "AppendStatus",
+    "BaseHub",
+    "ClusterSubscriptionHub",
     "EventStore",
     "EventSubscription",
+    "RedisClient",
     "RedisEventStore",
     "ResyncRequired",
     "StoreError",
@@ -45,7 +51,10 @@ __all__ = [
     "Subscription",
     "SubscriptionDropped",
     "SubscriptionHub",
+    "bell_channel",
     "cmds_key",
     "connect_store",
     "events_key",
+    "is_cluster_url",
+    "redis_client",
 ]

@@ -18,6 +18,10 @@ Redis going away: the reader retries with exponential backoff (jittered) and, on
 compares each feed's stream length with what it had delivered. A shorter stream means the store
 lost acknowledged events; that feed's subscribers get :class:`ResyncRequired`. Otherwise the
 loop resumes from the last delivered version of each game: subscribers just see a pause.
+
+That reader serves a single Redis server. A Redis Cluster refuses a command whose keys lie in
+different slots, so one XREAD cannot follow many games there: :class:`ClusterSubscriptionHub`
+(in :mod:`server.store.cluster_hub`) replaces the reader and keeps everything else here.
 """
 
 from __future__ import annotations
@@ -30,18 +34,28 @@ from collections import deque
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
-from redis.exceptions import RedisError
+from redis.exceptions import RedisClusterException, RedisError
 
 from .errors import ResyncRequired, StoreError, SubscriberLagged, SubscriptionDropped
-from .keys import events_key, validate_game_id
+from .keys import bell_channel, events_key, validate_game_id
 from .model import StoredEvent
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
 
+    from .clients import RedisClient
     from .redis_store import RedisEventStore
 
-__all__ = ["Subscription", "SubscriptionHub"]
+__all__ = ["BaseHub", "Subscription", "SubscriptionHub"]
+
+# What a hub's reader survives by reconnecting (redis-py's cluster client raises a few errors,
+# e.g. "cannot connect to any node", outside the RedisError hierarchy).
+_RECONNECT_ON: tuple[type[BaseException], ...] = (
+    RedisError,
+    RedisClusterException,
+    OSError,
+    StoreError,
+)
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +68,18 @@ _BACKOFF_MAX = 2.0
 class _Feed:
     """The hub's state for one game: where the reader is, and who listens."""
 
-    __slots__ = ("game_id", "key", "last", "started", "starting", "subscribers")
+    __slots__ = (
+        "channel",
+        "dirty",
+        "game_id",
+        "key",
+        "last",
+        "pulling",
+        "started",
+        "starting",
+        "subscribed",
+        "subscribers",
+    )
 
     def __init__(self, game_id: str) -> None:
         self.game_id = game_id
@@ -63,6 +88,13 @@ class _Feed:
         self.started = False
         self.starting: asyncio.Task[None] | None = None
         self.subscribers: set[Subscription] = set()
+        # Used by the cluster hub only: the game's doorbell channel, whether Redis confirmed
+        # our subscription to it, whether the stream may hold entries beyond `last`, and the
+        # task reading them.
+        self.channel = bell_channel(game_id).encode()
+        self.subscribed = False
+        self.dirty = False
+        self.pulling: asyncio.Task[None] | None = None
 
 
 class Subscription:
@@ -78,7 +110,7 @@ class Subscription:
       subscription stays valid and the next ``__anext__`` carries on where it stopped.
     """
 
-    def __init__(self, hub: SubscriptionHub, feed: _Feed, after: int, queue_size: int) -> None:
+    def __init__(self, hub: BaseHub, feed: _Feed, after: int, queue_size: int) -> None:
         self.game_id = feed.game_id
         self.position = after  # last version handed to the consumer
         self._hub = hub
@@ -190,18 +222,18 @@ class Subscription:
             self._queue.put_nowait(None)
 
 
-class SubscriptionHub:
-    """Fans one process-wide XREAD BLOCK loop out to :class:`Subscription` queues.
+class BaseHub:
+    """Feeds, subscriptions and their delivery; the reader that fills the feeds is a subclass's.
 
-    ``blocking`` must be a single-connection client whose socket timeout exceeds
-    ``block_ms``; ``commands`` serves the feed start-up reads and CLIENT UNBLOCK.
+    A subclass implements :meth:`_connect` (open its reading connection, called again after
+    every failure), :meth:`_step` (read once: block until something happens or a timeout),
+    :meth:`_feed_started` / :meth:`_feed_removed` and :meth:`_disconnect`.
     """
 
     def __init__(
         self,
         store: RedisEventStore,
-        commands: Redis,
-        blocking: Redis,
+        commands: RedisClient,
         *,
         block_ms: int = 5_000,
         queue_size: int = 1_024,
@@ -213,18 +245,11 @@ class SubscriptionHub:
         # stay a function of append concurrency, not of the number of subscribers.
         self._reads = asyncio.Semaphore(read_concurrency)
         self._commands = commands
-        self._blocking = blocking
         self._block_ms = block_ms
         self._queue_size = queue_size
         self._feeds: dict[str, _Feed] = {}
-        self._by_key: dict[bytes, _Feed] = {}
         self._task: asyncio.Task[None] | None = None
-        self._kicker: asyncio.Task[None] | None = None
         self._wakeup = asyncio.Event()
-        self._generation = 0  # bumped whenever a feed starts
-        self._reading_generation = 0  # generation of the XREAD currently in flight
-        self._in_xread = False
-        self._client_id: int | None = None
         self._closed = False
         self.connected = False
         self.reconnects = 0
@@ -262,7 +287,7 @@ class SubscriptionHub:
         for feed in list(self._feeds.values()):
             for subscription in list(feed.subscribers):
                 subscription.close()
-        for task in (self._task, self._kicker):
+        for task in self._tasks():
             # A cancel that lands while redis-py is connecting can be swallowed (asyncio's
             # wait_for in Python 3.11); the loop also checks _closed, and we cancel again.
             while task is not None and not task.done():
@@ -270,7 +295,7 @@ class SubscriptionHub:
                 await asyncio.wait({task}, timeout=0.1)
             if task is not None and not task.cancelled() and task.exception() is not None:
                 log.warning("store hub task failed", exc_info=task.exception())
-        await self._blocking.aclose()
+        await self._disconnect()
 
     # -- feeds -------------------------------------------------------------------------------
 
@@ -286,29 +311,66 @@ class SubscriptionHub:
         await asyncio.shield(feed.starting)
 
     async def _init_feed(self, feed: _Feed) -> None:
+        self._feed_starting(feed)
         async with self._reads:
             feed.last = await self._store.current_version(feed.game_id)
         feed.started = True
         if self._feeds.get(feed.game_id) is feed:
-            self._by_key[feed.key] = feed
-            self._generation += 1
-            self._wakeup.set()
-            self._kick()
+            self._feed_started(feed)
 
     def _detach(self, subscription: Subscription) -> None:
         feed = subscription._feed
         feed.subscribers.discard(subscription)
         if not feed.subscribers and self._feeds.get(feed.game_id) is feed:
-            # The reader may still name this stream in the XREAD in flight; replies for a
-            # stream without a feed are ignored.
             del self._feeds[feed.game_id]
-            self._by_key.pop(feed.key, None)
+            self._feed_removed(feed)
 
     def _drop_feed(self, feed: _Feed, failure: type[SubscriptionDropped], reason: str) -> None:
         for subscription in list(feed.subscribers):
             subscription._fail(failure(feed.game_id, subscription.position, reason))
-        self._feeds.pop(feed.game_id, None)
-        self._by_key.pop(feed.key, None)
+        if self._feeds.get(feed.game_id) is feed:
+            del self._feeds[feed.game_id]
+            self._feed_removed(feed)
+
+    def _deliver(self, feed: _Feed, entries: list[Any]) -> None:
+        """Push stream entries (``[(b"<version>-0", {b"e": ...}), ...]``) to the subscribers."""
+        for entry_id, fields in entries:
+            version = int(entry_id[:-2])
+            if version <= feed.last:
+                continue
+            command = fields.get(b"c")
+            event = StoredEvent(
+                version, fields[b"e"], command.decode() if command is not None else None
+            )
+            feed.last = version
+            for subscription in list(feed.subscribers):
+                subscription._push(event)
+        self._store.note_seen(feed.game_id, feed.last)
+
+    async def _check_lengths(self, feeds: list[_Feed]) -> list[tuple[_Feed, int]]:
+        """Compare the streams' lengths with what was delivered; a shorter stream lost events.
+
+        Regressed feeds are dropped (their subscribers get :class:`ResyncRequired`); returns
+        the others with their current length."""
+        if not feeds:
+            return []
+        async with self._commands.pipeline(transaction=False) as pipe:
+            for feed in feeds:
+                pipe.xlen(feed.key)
+            lengths: list[int] = await pipe.execute()
+        healthy: list[tuple[_Feed, int]] = []
+        for feed, length in zip(feeds, lengths, strict=True):
+            if length < feed.last:
+                log.error(
+                    "store regressed for game %s: %d events, %d delivered",
+                    feed.game_id,
+                    length,
+                    feed.last,
+                )
+                self._drop_feed(feed, ResyncRequired, f"store went back to version {length}")
+            else:
+                healthy.append((feed, length))
+        return healthy
 
     # -- the reader --------------------------------------------------------------------------
 
@@ -316,22 +378,111 @@ class SubscriptionHub:
         backoff = _BACKOFF_MIN
         while not self._closed:
             try:
-                if self._client_id is None:
-                    self._client_id = await self._blocking.client_id()
-                    await self._check_regressions()
+                if not self.connected:
+                    await self._connect()
                     self.connected = True
                     backoff = _BACKOFF_MIN
-                await self._read_once()
-            except (RedisError, OSError, StoreError) as exc:
-                if self.connected:
+                await self._step()
+            except Exception as exc:
+                if not isinstance(exc, _RECONNECT_ON):
+                    # A bug, or a reply we did not expect: never leave subscribers hanging.
+                    log.exception("store hub failed; reconnecting")
+                elif self.connected:
                     log.warning("store hub lost Redis (%s); reconnecting", exc)
                 self.connected = False
-                self._client_id = None
+                await self._disconnect()
                 self.reconnects += 1
                 await asyncio.sleep(backoff * random.uniform(0.5, 1.0))  # noqa: S311 - jitter
                 backoff = min(backoff * 2, _BACKOFF_MAX)
 
-    async def _read_once(self) -> None:
+    # -- for subclasses ----------------------------------------------------------------------
+
+    def _tasks(self) -> list[asyncio.Task[None] | None]:
+        """The hub's background tasks, cancelled by :meth:`close`."""
+        return [self._task]
+
+    def _feed_starting(self, feed: _Feed) -> None:
+        """Called before a feed's start version is read."""
+
+    def _feed_started(self, feed: _Feed) -> None:
+        """Called once a feed's start version is known (it is in ``_feeds``)."""
+
+    def _feed_removed(self, feed: _Feed) -> None:
+        """Called when a feed left ``_feeds`` (no subscriber left, or dropped)."""
+
+    async def _connect(self) -> None:
+        raise NotImplementedError
+
+    async def _step(self) -> None:
+        raise NotImplementedError
+
+    async def _disconnect(self) -> None:
+        """Close the reading connection (after a failure, or for good on close)."""
+
+
+class SubscriptionHub(BaseHub):
+    """Fans one process-wide XREAD BLOCK loop out to :class:`Subscription` queues (one server).
+
+    ``blocking`` must be a single-connection client whose socket timeout exceeds
+    ``block_ms``; ``commands`` serves the feed start-up reads and CLIENT UNBLOCK.
+    """
+
+    def __init__(
+        self,
+        store: RedisEventStore,
+        commands: Redis,
+        blocking: Redis,
+        *,
+        block_ms: int = 5_000,
+        queue_size: int = 1_024,
+        read_concurrency: int = 4,
+    ) -> None:
+        super().__init__(
+            store,
+            commands,
+            block_ms=block_ms,
+            queue_size=queue_size,
+            read_concurrency=read_concurrency,
+        )
+        self._unblocker = commands
+        self._blocking = blocking
+        self._by_key: dict[bytes, _Feed] = {}
+        self._kicker: asyncio.Task[None] | None = None
+        self._generation = 0  # bumped whenever a feed starts
+        self._reading_generation = 0  # generation of the XREAD currently in flight
+        self._in_xread = False
+        self._client_id: int | None = None
+
+    async def close(self) -> None:
+        await super().close()
+        await self._blocking.aclose()
+
+    def _tasks(self) -> list[asyncio.Task[None] | None]:
+        return [self._task, self._kicker]
+
+    # -- feeds -------------------------------------------------------------------------------
+
+    def _feed_started(self, feed: _Feed) -> None:
+        self._by_key[feed.key] = feed
+        self._generation += 1
+        self._wakeup.set()
+        self._kick()
+
+    def _feed_removed(self, feed: _Feed) -> None:
+        # The reader may still name this stream in the XREAD in flight; replies for a stream
+        # without a feed are ignored.
+        self._by_key.pop(feed.key, None)
+
+    # -- the reader --------------------------------------------------------------------------
+
+    async def _connect(self) -> None:
+        self._client_id = await self._blocking.client_id()
+        await self._check_lengths([feed for feed in self._by_key.values() if feed.started])
+
+    async def _disconnect(self) -> None:
+        self._client_id = None
+
+    async def _step(self) -> None:
         streams = {key: f"{feed.last}-0" for key, feed in self._by_key.items()}
         if not streams:
             self._wakeup.clear()
@@ -347,45 +498,10 @@ class SubscriptionHub:
             )
         finally:
             self._in_xread = False
-        if reply:
-            self._dispatch(reply)
-
-    def _dispatch(self, reply: list[Any]) -> None:
-        for key, entries in reply:
+        for key, entries in reply or ():
             feed = self._by_key.get(key)
-            if feed is None:
-                continue
-            for entry_id, fields in entries:
-                version = int(entry_id[:-2])
-                if version <= feed.last:
-                    continue
-                command = fields.get(b"c")
-                event = StoredEvent(
-                    version, fields[b"e"], command.decode() if command is not None else None
-                )
-                feed.last = version
-                for subscription in list(feed.subscribers):
-                    subscription._push(event)
-            self._store.note_seen(feed.game_id, feed.last)
-
-    async def _check_regressions(self) -> None:
-        """After (re)connecting: a stream shorter than what was delivered lost events."""
-        feeds = [feed for feed in self._by_key.values() if feed.started]
-        if not feeds:
-            return
-        async with self._commands.pipeline(transaction=False) as pipe:
-            for feed in feeds:
-                pipe.xlen(feed.key)
-            lengths: list[int] = await pipe.execute()
-        for feed, length in zip(feeds, lengths, strict=True):
-            if length < feed.last:
-                log.error(
-                    "store regressed for game %s: %d events, %d delivered",
-                    feed.game_id,
-                    length,
-                    feed.last,
-                )
-                self._drop_feed(feed, ResyncRequired, f"store went back to version {length}")
+            if feed is not None:
+                self._deliver(feed, entries)
 
     def _kick(self) -> None:
         """Make the reader pick up a newly started feed now rather than after BLOCK expires."""
@@ -402,7 +518,7 @@ class SubscriptionHub:
                 try:
                     # Even after a success keep looping: a feed may have started while this
                     # call was in flight, after the reader had already chosen its streams.
-                    await self._commands.client_unblock(self._client_id)
+                    await self._unblocker.client_unblock(self._client_id)
                 except (RedisError, OSError):
                     return  # the reader's own reconnect will use the current feeds
             await asyncio.sleep(0.002)

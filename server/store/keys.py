@@ -8,6 +8,7 @@ from __future__ import annotations
 
 __all__ = [
     "PREFIX",
+    "bell_channel",
     "cmds_key",
     "events_key",
     "seats_key",
@@ -43,3 +44,12 @@ def seats_key(game_id: str) -> str:
 def secret_key(game_id: str) -> str:
     """String: the game's deck seed, kept out of the log until the game ends and reveals it."""
     return f"{_EVENTS_HEAD}{game_id}}}:secret"
+
+
+def bell_channel(game_id: str) -> str:
+    """Pub/Sub channel on which, on a Redis Cluster, each append announces the new version.
+
+    Not a key (nothing is stored); it carries the hash tag too, so that it could become a
+    sharded channel (SPUBLISH, Redis 7) in the game's own slot.
+    """
+    return f"{_EVENTS_HEAD}{game_id}}}:bell"

@@ -10,6 +10,11 @@ The version is ``XLEN``: the store never trims or deletes entries and ids are ``
 so the length *is* the top id's version. XLEN is O(1) and copies no payload (unlike XREVRANGE
 COUNT 1); should an entry ever be deleted behind our back, the explicit-id XADD would be refused
 (id not above the top) instead of silently forking versions.
+
+On a Redis Cluster the script also PUBLISHes the new version on the game's doorbell channel
+(:func:`~server.store.keys.bell_channel`), last, after every write: that is how the cluster hub
+learns that a stream grew (see :mod:`server.store.cluster_hub`). All keys it touches carry the
+game's hash tag, so the cluster runs it on the one node that holds the game.
 """
 
 from __future__ import annotations
@@ -27,7 +32,8 @@ DUPLICATE: Final = 2
 APPEND_LUA: Final = """
 -- KEYS[1] events stream, KEYS[2] command-id hash, KEYS[3] seat-token hash
 -- ARGV[1] expected version, ARGV[2] command id ('' = none),
--- ARGV[3] seat ('' = none), ARGV[4] that seat's token hash, ARGV[5..n] event bytes
+-- ARGV[3] seat ('' = none), ARGV[4] that seat's token hash,
+-- ARGV[5] channel to announce the new version on ('' = none), ARGV[6..n] event bytes
 local cmd = ARGV[2]
 if cmd ~= '' then
   local seen = redis.call('HGET', KEYS[2], cmd)
@@ -42,9 +48,9 @@ if version ~= tonumber(ARGV[1]) then
 end
 -- All checks passed: from here on, only writes.
 local first = version + 1
-for i = 5, #ARGV do
+for i = 6, #ARGV do
   version = version + 1
-  if i == 5 and cmd ~= '' then
+  if i == 6 and cmd ~= '' then
     redis.call('XADD', KEYS[1], version .. '-0', 'e', ARGV[i], 'c', cmd)
   else
     redis.call('XADD', KEYS[1], version .. '-0', 'e', ARGV[i])
@@ -55,6 +61,9 @@ if cmd ~= '' then
 end
 if ARGV[3] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[3], ARGV[4])
+end
+if ARGV[5] ~= '' then
+  redis.call('PUBLISH', ARGV[5], version)
 end
 return {0, version, first}
 """

@@ -12,6 +12,11 @@ the stream moved on and is refused) and the command id (the refused retry is rec
 answered ``duplicate`` with the versions of the first attempt, instead of a confusing
 ``conflict``). Callers should therefore *always* pass a command id and treat ``duplicate`` as
 success.
+
+Redis Cluster: :func:`connect_store` with a ``redis+cluster://`` URL (see
+:mod:`server.store.clients`) builds a cluster client instead; nothing else changes for callers.
+Every key of a game carries the game id as hash tag, so each game lives in one slot and the
+append script runs on one node; live subscriptions use :mod:`server.store.cluster_hub`.
 """
 
 from __future__ import annotations
@@ -20,41 +25,55 @@ from collections.abc import Sequence
 from typing import Any
 
 from redis.asyncio import BlockingConnectionPool, Redis
+from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
 from redis.exceptions import (
-    ClusterDownError,
+    ClusterError,
+    CrossSlotTransactionError,
+    InvalidPipelineStack,
     ReadOnlyError,
+    RedisClusterException,
     RedisError,
     TryAgainError,
 )
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from .clients import RedisClient, cluster_client, is_cluster_url
+from .cluster_hub import ClusterSubscriptionHub
 from .errors import StoreError, StoreUnavailable
-from .hub import Subscription, SubscriptionHub
-from .keys import cmds_key, events_key, seats_key, secret_key, validate_game_id
+from .hub import BaseHub, Subscription, SubscriptionHub
+from .keys import bell_channel, cmds_key, events_key, seats_key, secret_key, validate_game_id
 from .lua import APPEND_LUA, CONFLICT, OK
 from .model import AppendResult, StoredEvent
 from .watermarks import Watermarks
 
-__all__ = ["RedisEventStore", "connect_store", "store_error"]
+__all__ = ["REDIS_ERRORS", "RedisEventStore", "connect_store", "store_error"]
+
+REDIS_ERRORS: tuple[type[BaseException], ...] = (RedisError, RedisClusterException)
+"""What redis-py raises: its cluster client has errors outside the RedisError hierarchy."""
 
 # Errors after which the same call is expected to work again later: Redis gone, restarting,
-# loading its AOF, demoted to replica, or a cluster slot moving.
+# loading its AOF, demoted to replica, or a cluster slot moving, failing over or unreachable.
 _TRANSIENT: tuple[type[BaseException], ...] = (
     RedisConnectionError,
     RedisTimeoutError,
     ReadOnlyError,
-    ClusterDownError,
+    ClusterError,  # cluster down, master down, too many redirections
     TryAgainError,
     OSError,
 )
+# Cluster client errors that are our own mistakes (keys of one call in several slots).
+_CLUSTER_BUGS: tuple[type[BaseException], ...] = (CrossSlotTransactionError, InvalidPipelineStack)
 
 
 def store_error(exc: BaseException) -> StoreError:
     """Translate a redis-py (or socket) error into the store's two error kinds."""
-    if isinstance(exc, _TRANSIENT):
+    if isinstance(exc, _TRANSIENT) or (
+        isinstance(exc, RedisClusterException) and not isinstance(exc, _CLUSTER_BUGS)
+    ):
+        # e.g. SlotNotCoveredError, "Redis Cluster cannot be connected"
         return StoreUnavailable(f"redis unavailable: {exc or type(exc).__name__}")
     return StoreError(f"redis error: {exc}")
 
@@ -72,31 +91,50 @@ class RedisEventStore:
     """Event store on Redis Streams. Build it with :func:`connect_store`.
 
     ``commands`` serves appends and reads (a bounded pool: connections grow with concurrency,
-    up to its limit, never with the number of games or subscribers). ``blocking`` is a separate
-    client used only by the subscription hub's single XREAD BLOCK loop.
+    up to its limit, never with the number of games or subscribers). On a single server,
+    ``blocking`` is a separate client used only by the subscription hub's single XREAD BLOCK
+    loop. When ``commands`` is a :class:`RedisCluster`, ``blocking`` is not used (pass None):
+    the hub opens its own Pub/Sub connection, named ``hub_name``.
     """
 
     def __init__(
         self,
-        commands: Redis,
-        blocking: Redis,
+        commands: RedisClient,
+        blocking: Redis | None,
         *,
         block_ms: int = 5_000,
         queue_size: int = 1_024,
         watermark_capacity: int = 100_000,
+        hub_name: str = "allfours-hub",
+        connect_timeout: float = 2.0,
     ) -> None:
         self._redis = commands
         self._watermarks = Watermarks(watermark_capacity)
         # redis-py's Script does EVALSHA and, on NOSCRIPT (e.g. after a Redis restart emptied
-        # the script cache), SCRIPT LOAD and one more EVALSHA.
+        # the script cache), SCRIPT LOAD (on every master, on a cluster) and one more EVALSHA.
         self._append_script = commands.register_script(APPEND_LUA)
-        self.hub = SubscriptionHub(
-            self, commands, blocking, block_ms=block_ms, queue_size=queue_size
-        )
+        self.cluster = isinstance(commands, RedisCluster)
+        self.hub: BaseHub
+        if isinstance(commands, RedisCluster):
+            self.hub = ClusterSubscriptionHub(
+                self,
+                commands,
+                client_name=hub_name,
+                connect_timeout=connect_timeout,
+                block_ms=block_ms,
+                queue_size=queue_size,
+            )
+        elif blocking is None:
+            raise ValueError("a single-server store needs a blocking client for its hub")
+        else:
+            self.hub = SubscriptionHub(
+                self, commands, blocking, block_ms=block_ms, queue_size=queue_size
+            )
 
     @property
-    def redis(self) -> Redis:
-        """The command client (for health checks and tests; not for writing events)."""
+    def redis(self) -> RedisClient:
+        """The command client (for the lobby, the rate limiter, health checks and tests; not
+        for writing events). A :class:`RedisCluster` when the store is on a cluster."""
         return self._redis
 
     async def append(
@@ -130,11 +168,13 @@ class RedisEventStore:
         seen = self._watermarks.get(game_id)
         try:
             seat, token_hash = seat_token if seat_token is not None else ("", "")
+            # On a cluster the script rings the game's doorbell for the subscription hubs.
+            bell = bell_channel(game_id) if self.cluster else ""
             reply: list[int] = await self._append_script(
                 keys=(events_key(game_id), cmds_key(game_id), seats_key(game_id)),
-                args=(expected_version, command_id or "", seat, token_hash, *events),
+                args=(expected_version, command_id or "", seat, token_hash, bell, *events),
             )
-        except RedisError as exc:
+        except REDIS_ERRORS as exc:
             raise store_error(exc) from exc
         status, version, first = reply
         if status == OK:
@@ -159,7 +199,7 @@ class RedisEventStore:
             entries: Any = await self._redis.xrange(
                 events_key(game_id), min=f"{after + 1}-0", count=limit
             )
-        except RedisError as exc:
+        except REDIS_ERRORS as exc:
             raise store_error(exc) from exc
         events = [_decode(entry) for entry in entries]
         if events:
@@ -184,7 +224,7 @@ class RedisEventStore:
         validate_game_id(game_id)
         try:
             length: int = await self._redis.xlen(events_key(game_id))
-        except RedisError as exc:
+        except REDIS_ERRORS as exc:
             raise store_error(exc) from exc
         return length
 
@@ -204,7 +244,7 @@ class RedisEventStore:
         validate_game_id(game_id)
         try:
             raw: Any = await self._redis.hget(seats_key(game_id), str(seat))
-        except RedisError as exc:
+        except REDIS_ERRORS as exc:
             raise store_error(exc) from exc
         return raw.decode() if raw is not None else None
 
@@ -220,7 +260,7 @@ class RedisEventStore:
                 pipe.set(key, secret, nx=True)
                 pipe.get(key)
                 _, stored = await pipe.execute()
-        except RedisError as exc:
+        except REDIS_ERRORS as exc:
             raise store_error(exc) from exc
         return bytes(stored).decode()
 
@@ -228,7 +268,7 @@ class RedisEventStore:
         validate_game_id(game_id)
         try:
             raw: Any = await self._redis.get(secret_key(game_id))
-        except RedisError as exc:
+        except REDIS_ERRORS as exc:
             raise store_error(exc) from exc
         return raw.decode() if raw is not None else None
 
@@ -240,7 +280,7 @@ class RedisEventStore:
         validate_game_id(game_id)
         try:
             raw: Any = await self._redis.hget(cmds_key(game_id), command_id)
-        except RedisError as exc:
+        except REDIS_ERRORS as exc:
             raise store_error(exc) from exc
         if raw is None:
             return None
@@ -248,10 +288,13 @@ class RedisEventStore:
         return AppendResult("duplicate", int(last), int(first))
 
     async def ping(self) -> None:
-        """Raise :class:`StoreUnavailable` unless Redis answers (for readiness probes)."""
+        """Raise :class:`StoreUnavailable` unless Redis (every master of a cluster) answers."""
         try:
-            await self._redis.ping()
-        except RedisError as exc:
+            if isinstance(self._redis, RedisCluster):
+                await self._redis.ping(target_nodes=RedisCluster.PRIMARIES)
+            else:
+                await self._redis.ping()
+        except REDIS_ERRORS as exc:
             raise store_error(exc) from exc
 
     async def aclose(self) -> None:
@@ -273,18 +316,44 @@ def connect_store(
     queue_size: int = 1_024,
     name: str = "allfours",
 ) -> RedisEventStore:
-    """Build the store's Redis clients for ``url`` (``redis://``, ``rediss://`` or ``unix://``).
+    """Build the store's Redis clients for ``url``.
+
+    ``redis://``, ``rediss://`` or ``unix://``: one Redis server.
+    ``redis+cluster://host:port[,host:port...]`` (``rediss+cluster://`` with TLS): a Redis
+    Cluster, reached through any of the seed nodes named (see :mod:`server.store.clients`).
 
     - Commands use a *blocking* pool of at most ``max_connections``: under a burst, callers
-      wait up to ``pool_timeout`` for a connection instead of opening more.
+      wait up to ``pool_timeout`` for a connection instead of opening more. On a cluster the
+      limit is per node and redis-py's cluster client does not wait: a command beyond it fails
+      at once with :class:`StoreUnavailable` (``pool_timeout`` is not used).
     - ``retries`` transparent retries with jittered exponential backoff after a connection
       error (safe for appends, see the module docstring); when they are exhausted the call
-      raises :class:`StoreUnavailable` (a few hundred milliseconds with the defaults).
+      raises :class:`StoreUnavailable` (a few hundred milliseconds with the defaults). On a
+      cluster a retry first refreshes the slot map, so it also follows a failover.
     - The hub's blocking reads get their own single connection whose socket timeout exceeds
-      ``block_ms``, so an idle XREAD BLOCK is never mistaken for a dead socket.
+      ``block_ms``, so an idle XREAD BLOCK is never mistaken for a dead socket. On a cluster
+      the hub holds one Pub/Sub connection instead (see :mod:`server.store.cluster_hub`).
     - Connections are named ``<name>-store`` and ``<name>-hub`` in CLIENT LIST.
     """
     retry = Retry(ExponentialWithJitterBackoff(base=0.05, cap=0.5), retries)
+    if is_cluster_url(url):
+        cluster = cluster_client(
+            url,
+            max_connections=max_connections,
+            socket_timeout=socket_timeout,
+            socket_connect_timeout=connect_timeout,
+            health_check_interval=health_check_interval,
+            retry=retry,
+            client_name=f"{name}-store",
+        )
+        return RedisEventStore(
+            cluster,
+            None,
+            block_ms=block_ms,
+            queue_size=queue_size,
+            hub_name=f"{name}-hub",
+            connect_timeout=connect_timeout,
+        )
     pool = BlockingConnectionPool.from_url(
         url,
         max_connections=max_connections,

@@ -14,6 +14,8 @@ from server.lobby import Lobby
 from server.service import GameService
 from server.store import RedisEventStore, connect_store
 
+pytestmark = pytest.mark.backends  # on a Redis server and on a Redis Cluster
+
 
 @pytest.fixture
 async def service(store: RedisEventStore) -> GameService:

@@ -5,9 +5,12 @@ from __future__ import annotations
 import asyncio
 import collections
 
+import pytest
 from redis.asyncio import Redis
 
 from server.store import RedisEventStore, cmds_key, connect_store
+
+pytestmark = pytest.mark.backends  # on a Redis server and on a Redis Cluster
 
 WRITERS = 8
 COMMANDS = 200
