@@ -21,6 +21,7 @@ append script runs on one node; live subscriptions use :mod:`server.store.cluste
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import Any
 
@@ -303,6 +304,43 @@ class RedisEventStore:
         await self._redis.aclose()
 
 
+class FairConnectionPool(BlockingConnectionPool):
+    """A blocking pool that hands out connections first come, first served.
+
+    redis-py's pool wakes one waiter per released connection, but a newcomer may take the
+    connection first and the woken waiter goes back to the end of the line: under load, some
+    commands starved for seconds (p99 of 400-800 ms with 200 busy games). A FIFO semaphore in
+    front admits at most ``max_connections`` callers, so the inner pool never makes anyone
+    wait and nobody is overtaken.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._turns = asyncio.Semaphore(self.max_connections)
+        self._lent: set[int] = set()  # ids of connections handed out through a turn
+
+    async def get_connection(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            async with asyncio.timeout(self.timeout):
+                await self._turns.acquire()
+        except TimeoutError as exc:
+            raise RedisConnectionError("No connection available.") from exc
+        try:
+            connection = await super().get_connection(*args, **kwargs)
+        except BaseException:
+            # (the inner pool already took back any connection it had picked)
+            self._turns.release()
+            raise
+        self._lent.add(id(connection))
+        return connection
+
+    async def release(self, connection: Any) -> None:
+        await super().release(connection)
+        if id(connection) in self._lent:
+            self._lent.discard(id(connection))
+            self._turns.release()
+
+
 def connect_store(
     url: str,
     *,
@@ -354,7 +392,7 @@ def connect_store(
             hub_name=f"{name}-hub",
             connect_timeout=connect_timeout,
         )
-    pool = BlockingConnectionPool.from_url(
+    pool = FairConnectionPool.from_url(
         url,
         max_connections=max_connections,
         timeout=pool_timeout,
