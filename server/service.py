@@ -112,12 +112,16 @@ class GameService:
             if seed is None:
                 raise GameNotFound(f"no game {game_id!r}")
             entry = _Cached(State(), seed)
+        seen = entry.state.version
         try:
-            newer = await self.store.read(game_id, after=entry.state.version)
+            # One round trip: read from the last event we know, inclusive. If the store no
+            # longer has it, the store went back behind our cache.
+            got = await self.store.read(game_id, after=max(seen - 1, 0))
+            if seen and (not got or got[0].version != seen):
+                raise StoreRegressed(game_id, seen, got[-1].version if got else 0)
+            newer = got[1:] if seen else got
             if newer:
                 entry = _Cached(fold(_decoded(newer), entry.state), entry.seed)
-            elif entry.state.version and await self.store.version(game_id) < entry.state.version:
-                raise StoreRegressed(game_id, entry.state.version, -1)
         except StoreRegressed:
             # The store is behind what we saw (restored from an older backup, or it lost
             # writes): the cache is a lie now. Rebuild from what the store really holds.
