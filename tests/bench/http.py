@@ -39,16 +39,9 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE] + [str(
 
 import argparse
 import asyncio
-import atexit
-import contextlib
 import gc
 import os
 import random
-import shutil
-import signal
-import socket
-import subprocess
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -56,256 +49,25 @@ from typing import Any
 
 import msgspec
 from _common import (
-    ROOT,
-    check_loopback,
+    HOST,
+    Conn,
+    CpuMeter,
+    HttpError,
+    Server,
+    command_body,
     emit,
     exit_on_sigterm,
     latency_summary,
     median,
     note,
+    open_sse,
     percentile,
     raise_fd_limit,
+    sse_batches,
 )
 
-from domain import Dealt, Event, PackRun, Play, PlayerCommand, State, evolve, legal_actions
+from domain import Dealt, Event, PackRun, State, evolve, legal_actions
 from domain import cards as C
-
-HOST = "127.0.0.1"
-
-# --- a small HTTP/1.1 client ---------------------------------------------------------------
-
-
-class HttpError(Exception):
-    pass
-
-
-class Conn:
-    """One keep-alive HTTP/1.1 connection. Requests on it are sequential."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.reader: asyncio.StreamReader | None = None
-        self.writer: asyncio.StreamWriter | None = None
-
-    async def open(self) -> None:
-        self.reader, self.writer = await asyncio.open_connection(HOST, self.port, limit=1 << 20)
-
-    def close(self) -> None:
-        if self.writer is not None:
-            self.writer.close()
-        self.reader = self.writer = None
-
-    async def request(
-        self, method: str, path: str, body: bytes | None = None, headers: bytes = b""
-    ) -> tuple[int, bytes]:
-        """Send one request; reconnect and resend once if an idle connection was closed
-        (safe: reads are idempotent and commands carry an ``Idempotency-Key``)."""
-        head = f"{method} {path} HTTP/1.1\r\nHost: {HOST}\r\n".encode() + headers
-        if body is not None:
-            head += b"Content-Type: application/json\r\nContent-Length: %d\r\n" % len(body)
-        data = head + b"\r\n" + (body or b"")
-        for attempt in (0, 1):
-            if self.writer is None:
-                await self.open()
-            assert self.reader is not None and self.writer is not None
-            try:
-                self.writer.write(data)
-                return await read_response(self.reader)
-            except (ConnectionError, asyncio.IncompleteReadError):
-                self.close()
-                if attempt:
-                    raise
-        raise AssertionError("unreachable")
-
-
-async def read_head(reader: asyncio.StreamReader) -> tuple[int, dict[bytes, bytes]]:
-    raw = await reader.readuntil(b"\r\n\r\n")
-    lines = raw.split(b"\r\n")
-    status = int(lines[0].split(b" ", 2)[1])
-    headers = {}
-    for line in lines[1:]:
-        if line:
-            name, _, value = line.partition(b":")
-            headers[name.strip().lower()] = value.strip()
-    return status, headers
-
-
-async def read_response(reader: asyncio.StreamReader) -> tuple[int, bytes]:
-    status, headers = await read_head(reader)
-    length = headers.get(b"content-length")
-    if length is not None:
-        return status, await reader.readexactly(int(length))
-    if headers.get(b"transfer-encoding") == b"chunked":
-        parts = []
-        while True:
-            size = int((await reader.readuntil(b"\r\n"))[:-2], 16)
-            chunk = await reader.readexactly(size + 2)
-            if size == 0:
-                return status, b"".join(parts)
-            parts.append(chunk[:-2])
-    return status, b""
-
-
-# --- the server under test -----------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind((HOST, 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-class Server:
-    """``allfours serve`` as a child process in its own session (so it and its workers and
-    Redis can be stopped together), with a temporary data directory."""
-
-    def __init__(self, workers: int, appendfsync: str) -> None:
-        self.port = free_port()
-        self.workers = workers
-        self.appendfsync = appendfsync
-        self.data_dir = Path(tempfile.mkdtemp(prefix="allfours-bench-"))
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def launch(self) -> None:
-        env = dict(os.environ)
-        env.update(
-            ALLFOURS_RATE_LIMIT="0",
-            ALLFOURS_LOG_LEVEL="warning",
-            ALLFOURS_APPENDFSYNC=self.appendfsync,
-            ALLFOURS_SHUTDOWN_GRACE_S="3",
-        )
-        if env.get("REDIS_URL"):
-            check_loopback(env["REDIS_URL"])
-        log = (self.data_dir / "server.log").open("wb")
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "server.cli",
-                "serve",
-                "--host",
-                HOST,
-                "--port",
-                str(self.port),
-                "--workers",
-                str(self.workers),
-                "--data-dir",
-                str(self.data_dir / "redis"),
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        log.close()
-        atexit.register(self.kill_leftover)
-
-    def kill_leftover(self) -> None:
-        """At exit, whatever happened: the server's whole session goes."""
-        if self.proc is not None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.proc.pid, signal.SIGKILL)
-        shutil.rmtree(self.data_dir, ignore_errors=True)
-
-    async def start(self) -> None:
-        self.launch()
-        assert self.proc is not None
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited ({self.proc.returncode}):\n{self.log_tail()}")
-            conn = Conn(self.port)
-            try:
-                status, _ = await conn.request("GET", "/readyz")
-                if status == 200:
-                    return
-            except OSError:
-                pass
-            finally:
-                conn.close()
-            await asyncio.sleep(0.1)
-        raise RuntimeError(f"server did not become ready:\n{self.log_tail()}")
-
-    def log_tail(self, lines: int = 30) -> str:
-        try:
-            text = (self.data_dir / "server.log").read_text(errors="replace")
-        except OSError:
-            return ""
-        return "\n".join(text.splitlines()[-lines:])
-
-    def stop(self) -> None:
-        proc = self.proc
-        if proc is not None:
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)  # forwarded to the workers; Redis stops last
-                try:
-                    proc.wait(30)
-                except subprocess.TimeoutExpired:
-                    note("server ignored SIGTERM: killing its process group")
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, signal.SIGKILL)  # anything of ours still left (the session)
-            proc.wait()
-            self.proc = None
-        shutil.rmtree(self.data_dir, ignore_errors=True)
-
-    def cpu_seconds(self) -> dict[str, float]:
-        """CPU time (user + system) of the server's process tree, by program."""
-        if self.proc is None:
-            return {}
-        tick = os.sysconf("SC_CLK_TCK")
-        stats: dict[int, tuple[int, str, float]] = {}
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                raw = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            name = raw[raw.index("(") + 1 : raw.rindex(")")]
-            fields = raw[raw.rindex(")") + 2 :].split()
-            stats[int(entry)] = (int(fields[1]), name, (int(fields[11]) + int(fields[12])) / tick)
-        tree = {self.proc.pid}
-        grew = True
-        while grew:
-            grew = False
-            for pid, (ppid, _, _) in stats.items():
-                if ppid in tree and pid not in tree:
-                    tree.add(pid)
-                    grew = True
-        out: dict[str, float] = {}
-        for pid in tree:
-            if pid in stats:
-                _, name, cpu = stats[pid]
-                kind = "redis" if "redis" in name else "python"
-                out[kind] = out.get(kind, 0.0) + cpu
-        return out
-
-
-class CpuMeter:
-    """Client and server CPU shares (of one core) over a phase."""
-
-    def __init__(self, server: Server) -> None:
-        self.server = server
-
-    def __enter__(self) -> CpuMeter:
-        self.wall = time.perf_counter()
-        self.client = time.process_time()
-        self.before = self.server.cpu_seconds()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        wall = time.perf_counter() - self.wall
-        after = self.server.cpu_seconds()
-        self.shares = {
-            "client_cpu": round((time.process_time() - self.client) / wall, 2),
-            **{
-                f"server_{kind}_cpu": round((after[kind] - self.before.get(kind, 0.0)) / wall, 2)
-                for kind in after
-            },
-        }
-
 
 # --- games played over HTTP ----------------------------------------------------------------
 
@@ -350,13 +112,6 @@ DECODE_GRANTED = msgspec.json.Decoder(Granted)
 
 CREATE_BODY = msgspec.json.encode({"rules": {"target": 99}, "bots": [None, None, None, None]})
 """Long games (about 1,200 commands): none ends during a run."""
-
-
-def command_body(command: PlayerCommand) -> bytes:
-    if isinstance(command, Play):
-        return b'{"type":"play","card":"%s"}' % command.card.encode()
-    tag = type(command).__struct_config__.tag
-    return b'{"type":"%s"}' % str(tag).encode()
 
 
 @dataclass(slots=True)
@@ -591,31 +346,17 @@ class Subscriber:
 
 async def follow(port: int, sub: Subscriber, opened: asyncio.Event) -> None:
     """One SSE stream: parse frames, note when each event arrives and how old it is."""
-    reader, writer = await asyncio.open_connection(HOST, port, limit=1 << 20)
+    writer = None
     try:
-        writer.write(
-            b"GET /v1/games/%s/stream?after=%d HTTP/1.1\r\nHost: %s\r\n"
-            b"Accept: text/event-stream\r\n\r\n"
-            % (sub.game.game_id.encode(), sub.start, HOST.encode())
+        reader, writer = await open_sse(
+            port, f"/v1/games/{sub.game.game_id}/stream?after={sub.start}"
         )
-        status, headers = await read_head(reader)
-        if status != 200 or headers.get(b"transfer-encoding") != b"chunked":
-            raise HttpError(f"stream: {status} {headers}")
         sub.ready = True
         opened.set()
-        buffer = b""
         clock = time.perf_counter
         wall = time.time
-        while True:
-            size = int((await reader.readuntil(b"\r\n"))[:-2], 16)
-            chunk = await reader.readexactly(size + 2)
-            if size == 0:
-                return
-            buffer += chunk[:-2]
-            if b"\n\n" not in buffer:
-                continue
+        async for frames in sse_batches(reader):
             now, now_ms = clock(), wall() * 1000
-            *frames, buffer = buffer.split(b"\n\n")
             for frame in frames:
                 if not frame.startswith(b"id: "):
                     continue  # retry:, comments (heartbeats)
@@ -630,7 +371,8 @@ async def follow(port: int, sub: Subscriber, opened: asyncio.Event) -> None:
         sub.error = repr(exc)
         opened.set()
     finally:
-        writer.close()
+        if writer is not None:
+            writer.close()
 
 
 async def sse_phase(args: argparse.Namespace, server: Server) -> dict[str, Any]:
