@@ -1,4 +1,4 @@
-"""The rule options a game is created with (see RULES.md); recorded in the first event."""
+"""The rule options a game is created with (see docs/RULES.md); recorded in the first event."""
 
 from __future__ import annotations
 

@@ -356,6 +356,9 @@ class EmbeddedRedis:
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
+                # Its own session: Ctrl-C in a terminal signals the whole foreground group,
+                # and Redis must outlive the server's graceful shutdown, then be stopped last.
+                start_new_session=True,
             )
         _live.add(self)
         deadline = time.monotonic() + self.startup_timeout

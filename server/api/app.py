@@ -6,7 +6,7 @@ from __future__ import annotations
 import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, NoReturn
 
 import msgspec
 from litestar import Litestar, Request
@@ -65,6 +65,8 @@ async def check_body_strictly(request: Request[Any, Any, Any]) -> None:
         pass  # maybe only integral floats such as 14.0, which JSON Schema calls integers
     except msgspec.DecodeError:
         return
+    except RecursionError:
+        _too_deep(request)
     try:
         value = _integral_floats_as_ints(msgspec.json.decode(body))
         msgspec.convert(value, type=field.annotation, strict=True)
@@ -77,6 +79,15 @@ async def check_body_strictly(request: Request[Any, Any, Any]) -> None:
         ) from None
     except msgspec.DecodeError:
         return
+    except RecursionError:
+        _too_deep(request)
+
+
+def _too_deep(request: Request[Any, Any, Any]) -> NoReturn:
+    raise ValidationException(
+        detail=f"Validation failed for {request.method} {request.url.path}",
+        extra=[{"message": "the body is nested too deeply", "key": "data"}],
+    ) from None
 
 
 def _integral_floats_as_ints(value: Any) -> Any:

@@ -13,14 +13,16 @@ from server.tokens import claim_of, matches, token_hash
 
 
 def token_of(request: Request[Any, Any, Any]) -> str | None:
-    """The seat token from ``Authorization: Bearer`` or, for browsers' EventSource which
-    cannot send headers, the ``token`` query parameter."""
+    """The seat token from ``Authorization: Bearer`` or, on reads only, for browsers'
+    EventSource which cannot send headers, the ``token`` query parameter."""
     header = request.headers.get("authorization")
     if header:
         scheme, _, value = header.partition(" ")
         if scheme.lower() != "bearer" or not value.strip():
             raise Unauthorized("use 'Authorization: Bearer <seat token>'")
         return value.strip()
+    if request.method != "GET":
+        return None  # a write credential never travels in a URL (logs, proxies, history)
     token = request.query_params.get("token")
     return token or None
 

@@ -23,7 +23,7 @@ from server.api.models import (
     CreateGame,
     EventEnvelope,
     EventPage,
-    GameCreated,
+    GameRef,
     GiveOneCommand,
     PlayCommand,
     Replay,
@@ -105,9 +105,9 @@ class GamesController(Controller):
     )
     async def create_game(
         self, data: CreateGame, ctx: AppContext, idempotency_key: IdempotencyKey = None
-    ) -> GameCreated:
+    ) -> GameRef:
         result = await ctx.service.create_game(data.rules, data.bots, idempotency_key)
-        return GameCreated(result.game_id, result.version)
+        return GameRef(result.game_id, result.version, result.duplicate)
 
     @get(
         "/",
@@ -168,8 +168,9 @@ class GamesController(Controller):
         state = await ctx.service.state(game_id)
         etag = f'W/"{state.version}-{"s" if viewer is None else viewer}"'
         headers = {"ETag": etag, "Cache-Control": "no-cache"}
-        held = {tag.strip() for tag in (if_none_match or "").split(",")}
-        if etag in held or "*" in held:
+        # Weak comparison (RFC 9110 13.1.2): W/"12-0" and "12-0" name the same view.
+        held = {tag.strip().removeprefix("W/") for tag in (if_none_match or "").split(",")}
+        if etag.removeprefix("W/") in held or "*" in held:
             return Response(content=None, status_code=304, headers=headers)  # type: ignore[arg-type]
         return Response(view(state, viewer), headers=headers)
 
@@ -198,9 +199,9 @@ class GamesController(Controller):
     )
     async def add_bot(
         self, game_id: GameId, seat: SeatPath, data: AddBot, ctx: AppContext
-    ) -> GameCreated:
+    ) -> GameRef:
         result = await ctx.service.add_bot(game_id, seat, data.kind)
-        return GameCreated(result.game_id, result.version)
+        return GameRef(result.game_id, result.version)
 
     @post(
         "/{game_id:str}/seats/{seat:int}/commands",
@@ -226,7 +227,11 @@ class GamesController(Controller):
         try:
             with ctx.metrics.store_latency.time():
                 result = await ctx.service.play(
-                    game_id, domain_command(data, seat), idempotency_key, data.expected_version
+                    game_id,
+                    domain_command(data, seat),
+                    # Keys are the client's: two seats may well both count 1, 2, 3...
+                    None if idempotency_key is None else f"seat{seat}:{idempotency_key}",
+                    data.expected_version,
                 )
             outcome = "duplicate" if result.duplicate else "ok"
         except Exception as exc:

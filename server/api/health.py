@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from litestar import Controller, Request, Response, get
@@ -11,6 +12,8 @@ from server.api.docs import problems
 from server.api.models import Health
 from server.api.problems import problem_response
 from server.store import StoreError
+
+READY_TIMEOUT_S = 2.0
 
 
 class HealthController(Controller):
@@ -40,8 +43,10 @@ class HealthController(Controller):
             detail = "the instance is shutting down"
         else:
             try:
-                await ctx.store.ping()
-            except StoreError:
+                # Bounded: a hung Redis (stopped, not dead) must fail the probe, not hang it.
+                async with asyncio.timeout(READY_TIMEOUT_S):
+                    await ctx.store.ping()
+            except (StoreError, TimeoutError):
                 detail = "the event store is unavailable"
         if detail is not None:
             problem = problem_response(request, 503, "unavailable", detail, retry_after=1)

@@ -26,9 +26,13 @@ class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """A bot kind per seat to fill at once, or null to leave the seat open for a person."""
 
 
-class GameCreated(msgspec.Struct, frozen=True):
+class GameRef(msgspec.Struct, frozen=True):
+    """The game a creation or a seating acted on, and its version after it."""
+
     game_id: str
     version: int
+    duplicate: bool = False
+    """True when the Idempotency-Key was used before: this is the first call's game."""
 
 
 class TakeSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -55,6 +59,9 @@ class _Body(
     expected_version: int | None = None
     """If given, the command is refused with 409 ``version_conflict`` unless the game is
     exactly at this version."""
+    seat: int | None = None
+    """Ignored: the path's seat acts (its token proves it). Accepted so that a client can
+    send an entry of its view's ``legal_actions`` back as it is."""
 
 
 class StandCommand(_Body, frozen=True, tag="stand"):

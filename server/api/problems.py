@@ -109,6 +109,8 @@ def problem_response(
         retry_after=retry_after,
     )
     headers = dict(headers or {})
+    if status == HTTP_401_UNAUTHORIZED:
+        headers["WWW-Authenticate"] = 'Bearer realm="allfours seat"'
     if retry_after is not None:
         headers["Retry-After"] = str(retry_after)
     return Response(

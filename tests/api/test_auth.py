@@ -51,13 +51,14 @@ async def test_missing_wrong_and_other_seat_tokens_are_refused(client: httpx.Asy
         "garbage": await client.post(url, json=action, headers=bearer("not-a-seat-token")),
         "forged": await client.post(url, json=action, headers=bearer(forged)),
         "forged in query": await client.post(url, json=action, params={"token": forged}),
+        # A genuine token in the URL is not accepted for a write: URLs end up in logs.
+        "genuine in query": await client.post(url, json=action, params={"token": tokens[to_act]}),
     }
     for case, response in refused.items():
         body = problem_of(response, 401, "unauthorized")
         assert body["instance"] == url, case
     forbidden = {
         "other seat": await client.post(url, json=action, headers=bearer(tokens[other])),
-        "other seat in query": await client.post(url, json=action, params={"token": tokens[other]}),
         "a bot's seat": await client.post(
             f"/v1/games/{game}/seats/2/commands", json=action, headers=bearer(tokens[to_act])
         ),
@@ -194,8 +195,35 @@ async def test_an_idempotency_key_creates_one_game(client: httpx.AsyncClient) ->
     first = await client.post("/v1/games", json=body, headers=headers)
     again = await client.post("/v1/games", json=body, headers=headers)
     assert first.status_code == again.status_code == 201
-    assert first.json() == again.json()
+    assert (first.json()["duplicate"], again.json()["duplicate"]) == (False, True)
+    assert first.json()["game_id"] == again.json()["game_id"]
+    assert first.json()["version"] == again.json()["version"]
     assert len(await all_events(client, first.json()["game_id"])) == first.json()["version"]
+
+
+async def test_idempotency_keys_belong_to_a_seat(client: httpx.AsyncClient) -> None:
+    """Two seats that happen to choose the same key act independently: a key is only ever
+    matched against the same seat's earlier commands."""
+    game = (await create_game(client, [None, None, "random", "random"]))["game_id"]
+    tokens = {seat: await take_seat(client, game, seat, f"p{seat}") for seat in (0, 1)}
+    acted: list[int] = []
+    for _ in range(60):
+        view = await view_of(client, game)
+        seat = view["to_act"]
+        if view["phase"] == "ended" or len(acted) == 2:
+            break
+        mine = await view_of(client, game, tokens[seat])
+        keyed = seat not in acted  # each seat's first move uses the key "1"
+        response = await client.post(
+            f"/v1/games/{game}/seats/{seat}/commands",
+            json=mine["legal_actions"][0],  # sent back as listed, seat included
+            headers={**bearer(tokens[seat]), **({"Idempotency-Key": "1"} if keyed else {})},
+        )
+        assert response.status_code == 200, response.text
+        assert response.json()["duplicate"] is False
+        if keyed:
+            acted.append(seat)
+    assert sorted(acted) == [0, 1]
 
 
 async def test_expected_version_mismatch_is_a_conflict_with_the_current_version(
