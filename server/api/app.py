@@ -15,7 +15,7 @@ from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.exceptions import ValidationException
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.spec import Server
+from litestar.openapi.spec import Components, SecurityScheme, Server
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
 from server.api.auth import SeatAuth
@@ -156,6 +156,16 @@ def create_app(settings: Settings | None = None) -> Litestar:
             "problem details with a stable ``code``.",
             servers=[Server(url="/")],
             path="/docs",
+            components=Components(
+                security_schemes={
+                    "seatToken": SecurityScheme(
+                        type="http",
+                        scheme="bearer",
+                        description="The seat token returned once by takeSeat "
+                        "(``<game>.<seat>.<secret>``).",
+                    )
+                }
+            ),
         ),
         logging_config=None,  # logs are configured by `configure_logging` (JSON lines)
         debug=False,

@@ -65,6 +65,10 @@ After = Annotated[
     int, Parameter(ge=0, le=MAX_VERSION, description="Only events after this version")
 ]
 
+SEAT_REQUIRED: list[dict[str, list[str]]] = [{"seatToken": []}]
+SEAT_OPTIONAL: list[dict[str, list[str]]] = [{"seatToken": []}, {}]
+"""Reads work without a token too (as a spectator); with one, as that seat."""
+
 _SIMPLE_COMMANDS: dict[type[Any], type[Stand | Beg | GiveOne | RunPack]] = {
     StandCommand: Stand,
     BegCommand: Beg,
@@ -134,6 +138,7 @@ class GamesController(Controller):
     @get(
         "/{game_id:str}",
         operation_id="getGame",
+        security=SEAT_OPTIONAL,
         summary="The game as the caller may see it",
         description="With a seat token, that seat's view (its hand and legal actions); "
         "without, the spectator's. ``ETag`` changes with the version: send it back in "
@@ -206,6 +211,7 @@ class GamesController(Controller):
     @post(
         "/{game_id:str}/seats/{seat:int}/commands",
         operation_id="sendCommand",
+        security=SEAT_REQUIRED,
         summary="Act for a seat: stand, beg, give one, run the pack or play a card",
         description="Needs the seat's token. The response holds the events the command "
         "stored (bots' replies and the next deal included), as this seat may see them.",
@@ -255,6 +261,7 @@ class GamesController(Controller):
     @get(
         "/{game_id:str}/events",
         operation_id="listEvents",
+        security=SEAT_OPTIONAL,
         summary="The event log as the caller may see it",
         description="Events after version ``after``, at most ``limit``. Other seats' cards "
         "and the stock are blanked out (null) for everyone until the replay is published.",

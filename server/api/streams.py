@@ -22,7 +22,7 @@ from domain import Event
 from server.api.auth import token_of
 from server.api.context import AppContext
 from server.api.docs import problems, sse_operation
-from server.api.games import MAX_VERSION, After, GameId, SeatToken
+from server.api.games import MAX_VERSION, SEAT_OPTIONAL, After, GameId, SeatToken
 from server.api.models import Resync
 from server.codec import redact_bytes
 from server.errors import GameNotFound
@@ -91,6 +91,7 @@ class StreamController(Controller):
     @get(
         "/{game_id:str}/stream",
         operation_id="streamEvents",
+        security=SEAT_OPTIONAL,
         summary="Follow a game live (Server-Sent Events)",
         description="Each SSE message: ``id`` = version, ``event`` = the event type, "
         "``data`` = the event JSON (one of the event schemas) redacted for the caller. "

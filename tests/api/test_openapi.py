@@ -132,3 +132,14 @@ def test_polling_is_documented(committed: dict[str, Any]) -> None:
     assert "If-None-Match" in {p["name"] for p in get_game["parameters"]}
     assert get_game["responses"]["200"]["headers"]["ETag"]["required"] is True
     assert "304" in get_game["responses"]
+
+
+def test_seat_token_is_a_bearer_security_scheme(committed: dict[str, Any]) -> None:
+    """Client generators read auth from securitySchemes: commands need the token, reads take
+    it optionally (spectators read without one)."""
+    scheme = committed["components"]["securitySchemes"]["seatToken"]
+    assert (scheme["type"], scheme["scheme"]) == ("http", "bearer")
+    by_id = {op["operationId"]: op for _, _, op in operations(committed)}
+    assert by_id["sendCommand"]["security"] == [{"seatToken": []}]
+    for read in ("getGame", "listEvents", "streamEvents"):
+        assert {} in by_id[read]["security"] and {"seatToken": []} in by_id[read]["security"]
