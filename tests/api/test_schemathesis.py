@@ -21,7 +21,7 @@ from schemathesis import Case
 from schemathesis.checks import CHECKS, load_all_checks
 from schemathesis.config import SchemathesisConfig
 from schemathesis.python import asgi
-from schemathesis.specs.openapi.checks import allow_header_conformance
+from schemathesis.specs.openapi.checks import allow_header_conformance, ignored_auth
 from support import ROOT
 
 from server.api.app import create_app
@@ -128,7 +128,12 @@ def test_stateful_workflows_follow_the_links(app: Litestar) -> None:
             case.validate_response(
                 response,
                 checks=ALL_CHECKS,
-                excluded_checks=excluded_checks(case),
+                # ``ignored_auth`` re-sends the request without the token through the
+                # schema's default (requests) transport instead of the ASGI app the case
+                # was called with, which fails for a spec loaded from a file (schemathesis
+                # 4.32, specs/openapi/_auth_retry.py ``send_probe``). The same property is
+                # tested directly: test_auth.py refuses every command without a valid token.
+                excluded_checks=[*excluded_checks(case), ignored_auth],
                 transport_kwargs=kwargs or None,
                 recorder=self.recorder,
             )
