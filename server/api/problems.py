@@ -7,7 +7,7 @@ One function maps each exception kind to a status and code, so a client can bran
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 from litestar import Request, Response
@@ -31,7 +31,7 @@ from litestar.status_codes import (
     HTTP_503_SERVICE_UNAVAILABLE,
 )
 
-from domain import RuleViolation
+from domain import VIOLATION_CODES, RuleViolation
 from server.errors import (
     Forbidden,
     GameNotFinished,
@@ -47,6 +47,26 @@ PROBLEM_MEDIA_TYPE = "application/problem+json"
 _log = logging.getLogger("allfours.api")
 
 
+REQUEST_CODES = (
+    "version_conflict",
+    "game_not_finished",
+    "not_found",
+    "unauthorized",
+    "forbidden",
+    "rate_limited",
+    "unavailable",
+    "busy",
+    "invalid_request",
+    "method_not_allowed",
+    "payload_too_large",
+    "internal",
+)
+"""Codes of problems that are not the rules': requests, auth, limits and outages."""
+PROBLEM_CODES: tuple[str, ...] = (*VIOLATION_CODES, *REQUEST_CODES)
+ProblemCode = Literal[PROBLEM_CODES]  # type: ignore[valid-type]
+"""Every ``code`` a problem can carry: an enum in the spec, so clients can switch on it."""
+
+
 class Problem(msgspec.Struct, frozen=True, omit_defaults=True):
     """An error, as RFC 9457 problem details plus a stable ``code``."""
 
@@ -54,7 +74,7 @@ class Problem(msgspec.Struct, frozen=True, omit_defaults=True):
     """A URI naming the kind of problem (``urn:allfours:problem:<code>``)."""
     title: str
     status: int
-    code: str
+    code: ProblemCode
     """Stable machine-readable code: branch on this."""
     detail: str | None = None
     instance: str | None = None

@@ -143,3 +143,21 @@ def test_seat_token_is_a_bearer_security_scheme(committed: dict[str, Any]) -> No
     assert by_id["sendCommand"]["security"] == [{"seatToken": []}]
     for read in ("getGame", "listEvents", "streamEvents"):
         assert {} in by_id[read]["security"] and {"seatToken": []} in by_id[read]["security"]
+
+
+def test_problem_codes_are_an_enum_covering_every_error(committed: dict[str, Any]) -> None:
+    from domain import VIOLATION_CODES
+    from server import errors
+    from server.api.problems import PROBLEM_CODES
+
+    enum = committed["components"]["schemas"]["Problem"]["properties"]["code"]["enum"]
+    assert set(enum) == set(PROBLEM_CODES)
+    assert set(VIOLATION_CODES) <= set(enum)
+    service_errors = [
+        cls
+        for cls in vars(errors).values()
+        if isinstance(cls, type)
+        and issubclass(cls, errors.ServiceError)
+        and cls is not errors.ServiceError
+    ]
+    assert service_errors and all(cls.code in enum for cls in service_errors)
