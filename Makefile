@@ -25,7 +25,7 @@ lint:
 	$(RUN) ruff format --check .
 
 typecheck:
-	$(RUN) mypy domain
+	$(RUN) mypy domain server
 
 pytest:
 	$(RUN) pytest $(PYTEST_ARGS)

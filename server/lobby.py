@@ -103,7 +103,7 @@ class Lobby:
             created, _, last_id = cursor.partition(":")
             after = (float(created), last_id.encode())
             top = created
-        rows = await self._redis.zrevrangebyscore(
+        rows: list[tuple[bytes, float]] = await self._redis.zrevrangebyscore(  # type: ignore[assignment]
             _index_key(status),
             top,
             "-inf",

@@ -158,7 +158,10 @@ class GameService:
             if not isinstance(c, Join) or c.bot is not None
         ]
         entry = _Cached(State(), seed)
-        return await self._append_decided(game_id, entry, commands, idempotency_key, None)
+        created = await self._append_decided(game_id, entry, commands, idempotency_key, None)
+        if created is None:  # the id exists without this key: a 64-bit collision, or tampering
+            raise TooManyConflicts(f"game id {game_id} is taken; retry")
+        return created
 
     async def take_seat(self, game_id: str, seat: int, name: str) -> SeatGrant:
         """Seat a person; returns the seat token (shown this once: only its hash is kept)."""

@@ -13,6 +13,7 @@ import secrets
 import time
 from typing import Any
 
+from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("request_id", default=None)
@@ -61,7 +62,7 @@ def request_logging(access_log: bool) -> Any:
 
     def middleware(app: ASGIApp) -> ASGIApp:
         async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
-            if scope["type"] != "http":
+            if scope["type"] != ScopeType.HTTP:
                 await app(scope, receive, send)
                 return
             incoming = _header(scope, b"x-request-id")
@@ -76,7 +77,7 @@ def request_logging(access_log: bool) -> Any:
                     status = message["status"]
                     headers = list(message.get("headers", ()))
                     headers.append((b"x-request-id", rid.encode("latin-1")))
-                    message = {**message, "headers": headers}  # type: ignore[misc]
+                    message = {**message, "headers": headers}
                 await send(message)
 
             try:

@@ -110,7 +110,7 @@ class EventPage(msgspec.Struct, frozen=True):
     """Pass as ``after`` to continue."""
 
 
-REPLAY_FORMAT = "allfours-replay"
+REPLAY_FORMAT: Literal["allfours-replay"] = "allfours-replay"
 REPLAY_FORMAT_VERSION = 1
 
 

@@ -326,7 +326,7 @@ class FairConnectionPool(BlockingConnectionPool):
         except TimeoutError as exc:
             raise RedisConnectionError("No connection available.") from exc
         try:
-            connection = await super().get_connection(*args, **kwargs)
+            connection = await super().get_connection(*args, **kwargs)  # type: ignore[no-untyped-call]
         except BaseException:
             # (the inner pool already took back any connection it had picked)
             self._turns.release()
