@@ -18,6 +18,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme, Server
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
+from server.api.allow import allow_header_fix
 from server.api.auth import SeatAuth
 from server.api.context import AppContext
 from server.api.docs import StrictStructSchemaPlugin
@@ -146,6 +147,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         else None,
         middleware=[
             request_logging(settings.access_log),
+            allow_header_fix,
             PrometheusConfig(app_name="allfours", group_path=True).middleware,
         ],
         openapi_config=OpenAPIConfig(
