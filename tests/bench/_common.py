@@ -24,6 +24,8 @@ from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 ROOT = Path(__file__).resolve().parents[2]
 """The repository root (so the scripts run from anywhere)."""
 
@@ -133,6 +135,24 @@ def fsync_label(appendfsync: str) -> str:
 # Raw asyncio (on uvloop when the scripts run it): httpx would cost more CPU than the server.
 
 HOST = "127.0.0.1"
+
+
+class Created(msgspec.Struct):
+    """What ``POST /v1/games`` answers (the fields the benchmarks use)."""
+
+    game_id: str
+    version: int
+
+
+class Granted(msgspec.Struct):
+    """What taking a seat answers (the fields the benchmarks use)."""
+
+    token: str
+    version: int
+
+
+DECODE_CREATED = msgspec.json.Decoder(Created)
+DECODE_GRANTED = msgspec.json.Decoder(Granted)
 
 
 class HttpError(Exception):

@@ -49,6 +49,8 @@ from typing import Any
 
 import msgspec
 from _common import (
+    DECODE_CREATED,
+    DECODE_GRANTED,
     HOST,
     Conn,
     CpuMeter,
@@ -94,21 +96,9 @@ class SeatViewLite(msgspec.Struct):
     to_act: int | None
 
 
-class Created(msgspec.Struct):
-    game_id: str
-    version: int
-
-
-class Granted(msgspec.Struct):
-    token: str
-    version: int
-
-
 DECODE_ACCEPTED = msgspec.json.Decoder(Accepted)
 DECODE_PAGE = msgspec.json.Decoder(Page)
 DECODE_VIEW = msgspec.json.Decoder(SeatViewLite)
-DECODE_CREATED = msgspec.json.Decoder(Created)
-DECODE_GRANTED = msgspec.json.Decoder(Granted)
 
 CREATE_BODY = msgspec.json.encode({"rules": {"target": 99}, "bots": [None, None, None, None]})
 """Long games (about 1,200 commands): none ends during a run."""

@@ -58,6 +58,8 @@ from typing import Any
 
 import msgspec
 from _common import (
+    DECODE_CREATED,
+    DECODE_GRANTED,
     Conn,
     HttpError,
     Server,
@@ -93,23 +95,11 @@ from domain import (
 SERVER_ENV = {"ALLFOURS_ACCESS_LOG": "false", "ALLFOURS_RATE_LIMIT": "0"}
 
 
-class Created(msgspec.Struct):
-    game_id: str
-    version: int
-
-
-class Granted(msgspec.Struct):
-    token: str
-    version: int
-
-
 class Accepted(msgspec.Struct):
     first_version: int
     version: int
 
 
-DECODE_CREATED = msgspec.json.Decoder(Created)
-DECODE_GRANTED = msgspec.json.Decoder(Granted)
 DECODE_ACCEPTED = msgspec.json.Decoder(Accepted)
 DECODE_EVENT = msgspec.json.Decoder(Event)
 
