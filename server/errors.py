@@ -33,6 +33,13 @@ class GameNotFinished(ServiceError):
     code = "game_not_finished"
 
 
+class IdempotencyKeyReused(ServiceError):
+    """An ``Idempotency-Key`` sent again with a different request: neither is acted on twice,
+    and the second is refused rather than answered with the first one's outcome."""
+
+    code = "idempotency_key_reused"
+
+
 class Unauthorized(ServiceError):
     code = "unauthorized"
 

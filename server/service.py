@@ -35,9 +35,9 @@ from domain import (
 )
 from domain.autoplay import due_system_command, opening_commands
 from server.codec import decode_event, encode_stamped
-from server.errors import GameNotFound, TooManyConflicts, VersionConflict
+from server.errors import GameNotFound, IdempotencyKeyReused, TooManyConflicts, VersionConflict
 from server.lobby import GamePage, Lobby, Status
-from server.store import EventStore, StoredEvent, StoreRegressed
+from server.store import AppendResult, EventStore, StoredEvent, StoreRegressed
 from server.tokens import new_token, token_hash
 
 _bot_rng = random.SystemRandom()
@@ -158,7 +158,9 @@ class GameService:
             if not isinstance(c, Join) or c.bot is not None
         ]
         entry = _Cached(State(), seed)
-        created = await self._append_decided(game_id, entry, commands, idempotency_key, None)
+        created = await self._append_decided(
+            game_id, entry, commands, idempotency_key, None, _fingerprint(commands)
+        )
         if created is None:  # the id exists without this key: a 64-bit collision, or tampering
             raise TooManyConflicts(f"game id {game_id} is taken; retry")
         return created
@@ -199,12 +201,13 @@ class GameService:
         expected_version: int | None = None,
         seat_token: tuple[int, str] | None = None,
     ) -> CommandResult:
+        fingerprint = _fingerprint(commands) if command_id is not None else ""
         entry = await self._cached_or_load(game_id)
         for _ in range(self._max_attempts):
             if expected_version is not None and expected_version != entry.state.version:
                 entry = await self._fresh(game_id)
                 if expected_version != entry.state.version:
-                    earlier = await self._earlier_outcome(game_id, command_id)
+                    earlier = await self._earlier_outcome(game_id, command_id, fingerprint)
                     if earlier is not None:
                         return earlier
                     raise VersionConflict(
@@ -214,7 +217,7 @@ class GameService:
                     )
             try:
                 result = await self._append_decided(
-                    game_id, entry, commands, command_id, seat_token
+                    game_id, entry, commands, command_id, seat_token, fingerprint
                 )
             except StoreRegressed:
                 entry = await self._fresh(game_id)
@@ -222,7 +225,7 @@ class GameService:
             except RuleViolation:
                 # A retry of a command that went through is refused by the game as it is now
                 # (the card was already played): answer it as the duplicate it is.
-                earlier = await self._earlier_outcome(game_id, command_id)
+                earlier = await self._earlier_outcome(game_id, command_id, fingerprint)
                 if earlier is not None:
                     return earlier
                 # Our cache may be behind another instance's writes: judge on fresh state.
@@ -236,12 +239,15 @@ class GameService:
             entry = await self._fresh(game_id)
         raise TooManyConflicts(f"game {game_id} is too busy; retry")
 
-    async def _earlier_outcome(self, game_id: str, command_id: str | None) -> CommandResult | None:
+    async def _earlier_outcome(
+        self, game_id: str, command_id: str | None, fingerprint: str
+    ) -> CommandResult | None:
         if command_id is None:
             return None
         recorded = await self.store.recorded_command(game_id, command_id)
         if recorded is None:
             return None
+        _same_command(recorded, fingerprint)
         return CommandResult(game_id, recorded.first_version, recorded.version, duplicate=True)
 
     async def _append_decided(
@@ -251,6 +257,7 @@ class GameService:
         commands: Sequence[Command],
         command_id: str | None,
         seat_token: tuple[int, str] | None,
+        fingerprint: str = "",
     ) -> CommandResult | None:
         """Decide ``commands`` and what follows from them, and append it all at the state's
         version. None on a conflict (the caller fast-forwards and tries again)."""
@@ -261,13 +268,16 @@ class GameService:
         if not events:  # nothing was owed: an empty range, nothing stored
             return CommandResult(game_id, base + 1, base)
         stored = encode_stamped(events, _now_ms())
-        outcome = await self.store.append(game_id, base, stored, command_id, seat_token=seat_token)
+        outcome = await self.store.append(
+            game_id, base, stored, command_id, seat_token=seat_token, fingerprint=fingerprint
+        )
         if outcome.status == "ok":
             self._remember(game_id, _Cached(state, entry.seed))
             if self.lobby is not None and Lobby.listing_changed(entry.state, state):
                 await self.lobby.note(game_id, state)
             return CommandResult(game_id, base + 1, outcome.version, stored=tuple(stored))
         if outcome.status == "duplicate":
+            _same_command(outcome, fingerprint)
             return CommandResult(game_id, outcome.first_version, outcome.version, duplicate=True)
         return None
 
@@ -283,6 +293,18 @@ class GameService:
         if not events and after == 0 and not await self.store.exists(game_id):
             raise GameNotFound(f"no game {game_id!r}")
         return events
+
+
+def _fingerprint(commands: Sequence[Command]) -> str:
+    """What a command id is recorded with, so that its reuse for another command is caught."""
+    return hashlib.sha256(msgspec.json.encode(list(commands))).hexdigest()[:32]
+
+
+def _same_command(recorded: AppendResult, fingerprint: str) -> None:
+    if recorded.fingerprint and fingerprint and recorded.fingerprint != fingerprint:
+        raise IdempotencyKeyReused(
+            "this Idempotency-Key was used for a different request; use a new key per request"
+        )
 
 
 def _decoded(stored: Sequence[StoredEvent]) -> list[Event]:

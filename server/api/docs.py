@@ -23,7 +23,8 @@ _DESCRIPTIONS = {
     403: "A token of another seat or game (``forbidden``)",
     404: "No such game (``not_found``)",
     409: "Refused by the rules or the game's state: ``not_your_turn``, ``must_follow_suit``, "
-    "``version_conflict`` (with ``current_version``), ``seat_taken``, …",
+    "``version_conflict`` (with ``current_version``), ``seat_taken``, "
+    "``idempotency_key_reused`` (an Idempotency-Key sent again with another request), …",
     413: "Request body too large (``payload_too_large``)",
     422: "A value the game cannot use, such as an unknown card (``unknown_card``)",
     429: "Rate limited (``rate_limited``); see ``Retry-After``",

@@ -105,7 +105,7 @@ class GamesController(Controller):
         description="A table with the given rule options. Seats given a bot kind are filled "
         "at once; with four bots the game is played out before this returns.",
         status_code=201,
-        responses=problems(400, 413, 429, 503),
+        responses=problems(400, 409, 413, 429, 503),
     )
     async def create_game(
         self, data: CreateGame, ctx: AppContext, idempotency_key: IdempotencyKey = None

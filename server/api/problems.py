@@ -36,6 +36,7 @@ from server.errors import (
     Forbidden,
     GameNotFinished,
     GameNotFound,
+    IdempotencyKeyReused,
     ServiceError,
     TooManyConflicts,
     Unauthorized,
@@ -50,6 +51,7 @@ _log = logging.getLogger("allfours.api")
 REQUEST_CODES = (
     "version_conflict",
     "game_not_finished",
+    "idempotency_key_reused",
     "not_found",
     "unauthorized",
     "forbidden",
@@ -153,6 +155,8 @@ def _to_problem(request: Request[Any, Any, Any], exc: Exception) -> Response[Pro
             Forbidden: HTTP_403_FORBIDDEN,
             TooManyConflicts: HTTP_503_SERVICE_UNAVAILABLE,
             GameNotFinished: HTTP_409_CONFLICT,
+            # 409: the request conflicts with what the key already stands for.
+            IdempotencyKeyReused: HTTP_409_CONFLICT,
         }.get(type(exc), HTTP_400_BAD_REQUEST)
         retry = 1 if status == HTTP_503_SERVICE_UNAVAILABLE else None
         return problem_response(request, status, exc.code, exc.message, retry_after=retry)

@@ -24,7 +24,7 @@ from typing import Final
 
 __all__ = ["APPEND_LUA", "APPEND_SCRIPT_SHA", "CONFLICT", "DUPLICATE", "OK"]
 
-# Status codes of the script's reply: {status, version, first_version}.
+# Status codes of the script's reply: {status, version, first_version[, fingerprint]}.
 OK: Final = 0
 CONFLICT: Final = 1
 DUPLICATE: Final = 2
@@ -33,13 +33,14 @@ APPEND_LUA: Final = """
 -- KEYS[1] events stream, KEYS[2] command-id hash, KEYS[3] seat-token hash
 -- ARGV[1] expected version, ARGV[2] command id ('' = none),
 -- ARGV[3] seat ('' = none), ARGV[4] that seat's token hash,
--- ARGV[5] channel to announce the new version on ('' = none), ARGV[6..n] event bytes
+-- ARGV[5] channel to announce the new version on ('' = none),
+-- ARGV[6] the command's fingerprint (recorded with its id), ARGV[7..n] event bytes
 local cmd = ARGV[2]
 if cmd ~= '' then
   local seen = redis.call('HGET', KEYS[2], cmd)
   if seen then
-    local last, first = string.match(seen, '^(%d+):(%d+)$')
-    return {2, tonumber(last), tonumber(first)}
+    local last, first, print = string.match(seen, '^(%d+):(%d+):?(.*)$')
+    return {2, tonumber(last), tonumber(first), print}
   end
 end
 local version = redis.call('XLEN', KEYS[1])
@@ -48,16 +49,16 @@ if version ~= tonumber(ARGV[1]) then
 end
 -- All checks passed: from here on, only writes.
 local first = version + 1
-for i = 6, #ARGV do
+for i = 7, #ARGV do
   version = version + 1
-  if i == 6 and cmd ~= '' then
+  if i == 7 and cmd ~= '' then
     redis.call('XADD', KEYS[1], version .. '-0', 'e', ARGV[i], 'c', cmd)
   else
     redis.call('XADD', KEYS[1], version .. '-0', 'e', ARGV[i])
   end
 end
 if cmd ~= '' then
-  redis.call('HSET', KEYS[2], cmd, version .. ':' .. first)
+  redis.call('HSET', KEYS[2], cmd, version .. ':' .. first .. ':' .. ARGV[6])
 end
 if ARGV[3] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[3], ARGV[4])

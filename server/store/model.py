@@ -37,3 +37,6 @@ class AppendResult(msgspec.Struct, frozen=True, gc=False):
     status: AppendStatus
     version: int
     first_version: int
+    fingerprint: str = ""
+    """With ``duplicate``: the fingerprint recorded with the command id the first time, so a
+    caller can tell a true retry from the same id reused for a different command."""

@@ -33,6 +33,7 @@ class EventStore(Protocol):
         command_id: str | None = None,
         *,
         seat_token: tuple[int, str] | None = None,
+        fingerprint: str = "",
     ) -> AppendResult: ...
 
     async def read(

@@ -88,6 +88,10 @@ def _decode(entry: tuple[bytes, dict[bytes, bytes]]) -> StoredEvent:
     )
 
 
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
 class RedisEventStore:
     """Event store on Redis Streams. Build it with :func:`connect_store`.
 
@@ -146,14 +150,17 @@ class RedisEventStore:
         command_id: str | None = None,
         *,
         seat_token: tuple[int, str] | None = None,
+        fingerprint: str = "",
     ) -> AppendResult:
         """Append ``events`` as versions ``expected_version + 1 ...``, all or nothing.
 
         ``expected_version`` 0 creates the game. ``command_id`` makes the append idempotent:
         if that id was already applied, nothing is written and ``duplicate`` is returned with
-        the versions of the first application. ``seat_token`` = (seat, token hash) is stored
-        with the events, atomically, when a person takes a seat (outside the log: the log is
-        public once the game ends).
+        the versions of the first application. ``fingerprint`` is recorded with the command id
+        and returned with a ``duplicate``, so a caller can tell a retry from an id reused for
+        another command. ``seat_token`` = (seat, token hash) is stored with the events,
+        atomically, when a person takes a seat (outside the log: the log is public once the
+        game ends).
 
         Raises :class:`StoreRegressed` when the store reports a version below one this process
         has already seen. A caller holding a cached version should also treat a ``conflict``
@@ -171,13 +178,21 @@ class RedisEventStore:
             seat, token_hash = seat_token if seat_token is not None else ("", "")
             # On a cluster the script rings the game's doorbell for the subscription hubs.
             bell = bell_channel(game_id) if self.cluster else ""
-            reply: list[int] = await self._append_script(
+            reply: list[Any] = await self._append_script(
                 keys=(events_key(game_id), cmds_key(game_id), seats_key(game_id)),
-                args=(expected_version, command_id or "", seat, token_hash, bell, *events),
+                args=(
+                    expected_version,
+                    command_id or "",
+                    seat,
+                    token_hash,
+                    bell,
+                    fingerprint,
+                    *events,
+                ),
             )
         except REDIS_ERRORS as exc:
             raise store_error(exc) from exc
-        status, version, first = reply
+        status, version, first = reply[0], reply[1], reply[2]
         if status == OK:
             self._watermarks.note(game_id, version)
             return AppendResult("ok", version, first)
@@ -185,7 +200,8 @@ class RedisEventStore:
             self._watermarks.check(game_id, version, seen)
             return AppendResult("conflict", version, 0)
         self._watermarks.note(game_id, version)
-        return AppendResult("duplicate", version, first)
+        recorded = reply[3] if len(reply) > 3 else b""
+        return AppendResult("duplicate", version, first, _text(recorded))
 
     async def read(
         self, game_id: str, after: int = 0, limit: int | None = None
@@ -285,8 +301,8 @@ class RedisEventStore:
             raise store_error(exc) from exc
         if raw is None:
             return None
-        last, _, first = raw.decode().partition(":")
-        return AppendResult("duplicate", int(last), int(first))
+        last, first, *recorded = raw.decode().split(":", 2)
+        return AppendResult("duplicate", int(last), int(first), recorded[0] if recorded else "")
 
     async def ping(self) -> None:
         """Raise :class:`StoreUnavailable` unless Redis (every master of a cluster) answers."""

@@ -178,12 +178,13 @@ async def test_an_idempotency_key_retry_returns_the_first_outcome(
 
     expected = first.json()
     expected.pop("duplicate")
-    # The same retry, on this instance and on another one; then with another body (a client
-    # bug, but the key still names the command that was applied).
+    # The same retry, on this instance and on another one; then the key reused for another
+    # command (a client bug): refused, never mistaken for a retry nor acted on.
     assert outcome(await client.post(url, json=body, headers=key)) == expected
     assert outcome(await second_client.post(url, json=body, headers=key)) == expected
-    other = command_body(view["legal_actions"][-1])
-    assert outcome(await client.post(url, json=other, headers=key)) == expected
+    # Any other request: even one the game would refuse is reported as the key's misuse.
+    other = {"type": "beg"} if body["type"] != "beg" else {"type": "stand"}
+    problem_of(await client.post(url, json=other, headers=key), 409, "idempotency_key_reused")
     assert await version_of(client, game) == after_first, "a retry acted twice"
     log = await all_events(client, game, token)
     assert len(log) == after_first
@@ -196,6 +197,10 @@ async def test_an_idempotency_key_creates_one_game(client: httpx.AsyncClient) ->
     again = await client.post("/v1/games", json=body, headers=headers)
     assert first.status_code == again.status_code == 201
     assert (first.json()["duplicate"], again.json()["duplicate"]) == (False, True)
+    reused = await client.post(
+        "/v1/games", json={"bots": [None, None, None, "random"]}, headers=headers
+    )
+    problem_of(reused, 409, "idempotency_key_reused")
     assert first.json()["game_id"] == again.json()["game_id"]
     assert first.json()["version"] == again.json()["version"]
     assert len(await all_events(client, first.json()["game_id"])) == first.json()["version"]

@@ -492,3 +492,15 @@ async def test_a_waiting_caller_is_not_overtaken_by_a_busy_one(redis_url: str) -
     await asyncio.wait_for(asyncio.gather(busy(), waiting()), 5)
     await pool.disconnect()
     assert log.index("waiting") <= 2, log
+
+
+async def test_a_duplicate_returns_the_fingerprint_recorded_with_the_command(
+    store: RedisEventStore, game_id: str
+) -> None:
+    first = await store.append(game_id, 0, [b"{}"], "cmd-1", fingerprint="abc")
+    again = await store.append(game_id, 1, [b"{}"], "cmd-1", fingerprint="other")
+    assert (first.status, again.status) == ("ok", "duplicate")
+    assert again.fingerprint == "abc"
+    recorded = await store.recorded_command(game_id, "cmd-1")
+    assert recorded is not None and recorded.fingerprint == "abc"
+    assert await store.version(game_id) == 1
