@@ -15,17 +15,13 @@ T = TypeVar("T")
 
 SUITS = "CDHS"
 RANKS = "23456789TJQKA"
-SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 
 Card = int
 """A card index in 0..51: ``suit * 13 + rank``."""
-Suit = int
-"""A suit index in 0..3, in the order of ``SUITS``."""
 CardSet = int
 """A set of cards as a bitmask: bit ``card`` is set when the card is in the set."""
 
 DECK_SIZE = 52
-FULL_DECK: CardSet = (1 << DECK_SIZE) - 1
 
 TWO, SIX, TEN, JACK, QUEEN, KING, ACE = 0, 4, 8, 9, 10, 11, 12
 
@@ -40,14 +36,6 @@ GAME_COUNT_BY_RANK = (0, 0, 0, 0, 0, 0, 0, 0, 10, 1, 2, 3, 4)
 GAME_COUNT: tuple[int, ...] = tuple(GAME_COUNT_BY_RANK[c % 13] for c in range(DECK_SIZE))
 
 
-def suit_of(card: Card) -> Suit:
-    return card // 13
-
-
-def rank_of(card: Card) -> int:
-    return card % 13
-
-
 def code(card: Card) -> str:
     """The short code of a card, e.g. ``code(0) == "2C"``."""
     return CODES[card]
@@ -56,10 +44,6 @@ def code(card: Card) -> str:
 def parse(card_code: str) -> Card:
     """The card for a short code; raises ``KeyError`` for anything that is not a card code."""
     return _INDEX[card_code]
-
-
-def is_code(card_code: str) -> bool:
-    return card_code in _INDEX
 
 
 def cardset(cards: Iterable[Card]) -> CardSet:

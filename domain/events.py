@@ -44,6 +44,15 @@ class Dealt(_Event, frozen=True, tag="Dealt"):
     stock: tuple[str, ...] | None = None
     """The undealt rest of the pack in order; None for every viewer until the game is over."""
 
+    def pack_order(self) -> tuple[str, ...]:
+        """The pack as it came off: each hand from the dealer's right round to the dealer,
+        then the stock (complete only in the unredacted event)."""
+        order: list[str] = []
+        for k in range(1, 5):
+            order.extend(self.hands[(self.dealer + k) & 3] or ())
+        order.extend(self.stock or ())
+        return tuple(order)
+
 
 class Revealed(_Event, frozen=True, tag="Revealed"):
     """The dealer turned up a card (the kick). ``points`` went to the dealer's ``team``."""

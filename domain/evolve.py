@@ -63,10 +63,6 @@ def _player_joined(s: State, e: PlayerJoined) -> State:
 
 def _dealt(s: State, e: Dealt) -> State:
     hands = [C.cardset(map(_PARSE, h or ())) for h in e.hands]
-    order: list[int] = []
-    for k in range(1, 5):
-        order.extend(map(_PARSE, e.hands[(e.dealer + k) & 3] or ()))
-    order.extend(map(_PARSE, e.stock or ()))
     h = (hands[0], hands[1], hands[2], hands[3])
     return replace(
         s,
@@ -75,7 +71,7 @@ def _dealt(s: State, e: Dealt) -> State:
         dealer=e.dealer,
         hand_no=e.hand,
         deal_no=e.deal,
-        deck=tuple(order),
+        deck=tuple(map(_PARSE, e.pack_order())),
         next_card=24,
         hands=h,
         dealt=h,

@@ -85,14 +85,6 @@ class Verification(msgspec.Struct, frozen=True):
     problems: tuple[str, ...] = ()
 
 
-def _dealt_deck(e: Dealt) -> tuple[str, ...]:
-    order: list[str] = []
-    for k in range(1, 5):
-        order.extend(e.hands[(e.dealer + k) & 3] or ())
-    order.extend(e.stock or ())
-    return tuple(order)
-
-
 def verify(events: Sequence[Event]) -> Verification:
     """Check a finished game's full log: the seed matches its commitment, the first dealer and
     every deck are the ones the seed gives (for the hand and deal numbers and the dealer the
@@ -124,7 +116,7 @@ def verify(events: Sequence[Event]) -> Verification:
                     f"event {index + 1}: deal {event.hand}.{event.deal} by seat {event.dealer}"
                     f" where the game was at deal {hand}.{deal} by seat {dealer}"
                 )
-            deck = _dealt_deck(event)
+            deck = event.pack_order()
             position = 24
             if deck != derive_deck(seed, event.hand, event.deal):
                 problems.append(f"event {index + 1}: deal {event.hand}.{event.deal} is not fair")

@@ -7,13 +7,6 @@ from domain.commands import Beg, GiveOne, Play, PlayerCommand, RunPack, Stand
 from domain.state import State
 
 
-def playable(state: State, seat: int) -> C.CardSet:
-    """The cards ``seat`` may legally play to the current trick (empty when not its turn)."""
-    if state.phase != "playing" or state.to_act != seat:
-        return 0
-    return follow_mask(state, seat)[0]
-
-
 def follow_mask(state: State, seat: int) -> tuple[C.CardSet, bool]:
     """The cards ``seat`` may play by the follow and undertrump rules, and whether the
     undertrump rule removed any (so a refusal can name the rule that was broken)."""

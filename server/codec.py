@@ -16,10 +16,6 @@ _decoder = msgspec.json.Decoder(Event)
 _SECRET_TYPES = (b'"type":"Dealt"', b'"type":"PackRun"')
 
 
-def encode_event(event: Event) -> bytes:
-    return _encoder.encode(event)
-
-
 def encode_stamped(events: Iterable[Event], at_ms: int) -> list[bytes]:
     """Stored form of a command's events, each stamped with the server time it was stored."""
     replace = msgspec.structs.replace
@@ -30,16 +26,12 @@ def decode_event(data: bytes) -> Event:
     return _decoder.decode(data)
 
 
-def has_secrets(data: bytes) -> bool:
+def _has_secrets(data: bytes) -> bool:
     return any(marker in data for marker in _SECRET_TYPES)
 
 
 def redact_bytes(data: bytes, viewer: Viewer) -> bytes:
     """A stored event as ``viewer`` may see it."""
-    if not has_secrets(data):
+    if not _has_secrets(data):
         return data
     return _encoder.encode(redact(_decoder.decode(data), viewer))
-
-
-def encode(value: object) -> bytes:
-    return _encoder.encode(value)

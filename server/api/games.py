@@ -278,10 +278,10 @@ class GamesController(Controller):
     ) -> EventPage:
         viewer = await ctx.auth.seat_of(game_id, token_of(request), required=False)
         stored = await ctx.service.read_events(game_id, after, limit)
-        page = tuple(
-            EventEnvelope(e.version, decode_event(redact_bytes(e.data, viewer))) for e in stored
-        )
-        return EventPage(game_id, page, stored[-1].version if stored else after)
+        if not stored:
+            return EventPage(game_id, (), after)
+        page = envelopes(stored[0].version, [e.data for e in stored], viewer)
+        return EventPage(game_id, page, stored[-1].version)
 
     @get(
         "/{game_id:str}/replay",
