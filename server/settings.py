@@ -29,6 +29,12 @@ class Settings(msgspec.Struct, frozen=True):
     access_log: bool = True
     """One JSON line per request (method, path, status, duration, request id)."""
     shutdown_grace_s: float = 10.0
+    table_expiry_s: int = 3_600
+    """A table still waiting for players this long after its creation is closed (expired)."""
+    rematch_hold_s: int = 120
+    """How long a rematch keeps each person's old seat for them before anyone may take it."""
+    sweep_interval_s: float = 0.25
+    """How often each instance looks for due turn deadlines and expired tables."""
 
 
 ENV_NAMES: Mapping[str, str] = {
@@ -47,6 +53,9 @@ ENV_NAMES: Mapping[str, str] = {
     "log_level": "ALLFOURS_LOG_LEVEL",
     "access_log": "ALLFOURS_ACCESS_LOG",
     "shutdown_grace_s": "ALLFOURS_SHUTDOWN_GRACE_S",
+    "table_expiry_s": "ALLFOURS_TABLE_EXPIRY_S",
+    "rematch_hold_s": "ALLFOURS_REMATCH_HOLD_S",
+    "sweep_interval_s": "ALLFOURS_SWEEP_INTERVAL_S",
 }
 
 
