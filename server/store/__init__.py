@@ -24,20 +24,21 @@ from .errors import (
     SubscriberLagged,
     SubscriptionDropped,
 )
-from .hub import BaseHub, Subscription, SubscriptionHub
+from .hub import SubscriptionHub
 from .keys import bell_channel, cmds_key, events_key
 from .lua import APPEND_SCRIPT_SHA
 from .model import AppendResult, AppendStatus, StoredEvent
-from .port import EventStore, EventSubscription
+from .port import EventReader, EventStore, EventSubscription
 from .redis_store import REDIS_ERRORS, RedisEventStore, connect_store
+from .subscription import Subscription
 
 __all__ = [
     "APPEND_SCRIPT_SHA",
     "REDIS_ERRORS",
     "AppendResult",
     "AppendStatus",
-    "BaseHub",
     "ClusterSubscriptionHub",
+    "EventReader",
     "EventStore",
     "EventSubscription",
     "RedisClient",

@@ -7,7 +7,7 @@ from typing import Protocol
 
 from .model import AppendResult, StoredEvent
 
-__all__ = ["EventStore", "EventSubscription"]
+__all__ = ["EventReader", "EventStore", "EventSubscription"]
 
 
 class EventSubscription(Protocol):
@@ -20,6 +20,26 @@ class EventSubscription(Protocol):
     async def __anext__(self) -> StoredEvent: ...
 
     def close(self) -> None: ...
+
+
+class EventReader(Protocol):
+    """What a live-update hub needs from the store it serves: reads, and what it has seen.
+
+    The hub depends on this, not on the store class, so the store can build its hub without
+    the two modules importing each other.
+    """
+
+    async def read(
+        self, game_id: str, after: int = 0, limit: int | None = None
+    ) -> list[StoredEvent]: ...
+
+    async def current_version(self, game_id: str) -> int:
+        """The game's version as stored now, without any regression check."""
+        ...
+
+    def note_seen(self, game_id: str, version: int) -> None:
+        """The store held at least ``version`` events of the game (a live delivery saw them)."""
+        ...
 
 
 class EventStore(Protocol):

@@ -43,11 +43,13 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .clients import RedisClient, cluster_client, is_cluster_url
 from .cluster_hub import ClusterSubscriptionHub
+from .entries import decode_entry
 from .errors import StoreError, StoreUnavailable
-from .hub import BaseHub, Subscription, SubscriptionHub
+from .hub import SubscriptionHub, server_connector
 from .keys import bell_channel, cmds_key, events_key, seats_key, secret_key, validate_game_id
 from .lua import APPEND_LUA, CONFLICT, OK
 from .model import AppendResult, StoredEvent
+from .subscription import Subscription
 from .watermarks import Watermarks
 
 __all__ = ["REDIS_ERRORS", "RedisEventStore", "connect_store", "store_error"]
@@ -77,15 +79,6 @@ def store_error(exc: BaseException) -> StoreError:
         # e.g. SlotNotCoveredError, "Redis Cluster cannot be connected"
         return StoreUnavailable(f"redis unavailable: {exc or type(exc).__name__}")
     return StoreError(f"redis error: {exc}")
-
-
-def _decode(entry: tuple[bytes, dict[bytes, bytes]]) -> StoredEvent:
-    entry_id, fields = entry
-    command = fields.get(b"c")
-    # Ids are "<version>-0": dropping the "-0" leaves the version.
-    return StoredEvent(
-        int(entry_id[:-2]), fields[b"e"], command.decode() if command is not None else None
-    )
 
 
 def _text(value: bytes | str) -> str:
@@ -119,7 +112,7 @@ class RedisEventStore:
         # the script cache), SCRIPT LOAD (on every master, on a cluster) and one more EVALSHA.
         self._append_script = commands.register_script(APPEND_LUA)
         self.cluster = isinstance(commands, RedisCluster)
-        self.hub: BaseHub
+        self.hub: SubscriptionHub
         if isinstance(commands, RedisCluster):
             self.hub = ClusterSubscriptionHub(
                 self,
@@ -133,7 +126,11 @@ class RedisEventStore:
             raise ValueError("a single-server store needs a blocking client for its hub")
         else:
             self.hub = SubscriptionHub(
-                self, commands, blocking, block_ms=block_ms, queue_size=queue_size
+                self,
+                commands,
+                server_connector(blocking, block_ms),
+                block_ms=block_ms,
+                queue_size=queue_size,
             )
 
     @property
@@ -176,8 +173,8 @@ class RedisEventStore:
         seen = self._watermarks.get(game_id)
         try:
             seat, token_hash = seat_token if seat_token is not None else ("", "")
-            # On a cluster the script rings the game's doorbell for the subscription hubs.
-            bell = bell_channel(game_id) if self.cluster else ""
+            # The script rings the game's doorbell for the subscription hubs.
+            bell = bell_channel(game_id)
             reply: list[Any] = await self._append_script(
                 keys=(events_key(game_id), cmds_key(game_id), seats_key(game_id)),
                 args=(
@@ -218,7 +215,7 @@ class RedisEventStore:
             )
         except REDIS_ERRORS as exc:
             raise store_error(exc) from exc
-        events = [_decode(entry) for entry in entries]
+        events = [decode_entry(entry) for entry in entries]
         if events:
             self._watermarks.note(game_id, events[-1].version)
         return events
