@@ -30,6 +30,20 @@ def due_system_command(state: State, seed: str) -> Deal | RevealSeed | None:
     return None
 
 
+def owed_command(state: State, seed: str, rng: random.Random) -> Command | None:
+    """The next command the game makes by itself, if any: a deal or the seed reveal, or the
+    decision of a bot for the seat to act (a bot's seat, or a person's that is away, left, or
+    whose deadline just passed), made from that seat's view only."""
+    command = due_system_command(state, seed)
+    if command is not None:
+        return command
+    acting = state.bot_to_act()
+    if acting is None:
+        return None
+    seat, kind = acting
+    return BOTS[kind](view(state, seat), rng)
+
+
 def opening_commands(
     seed: str, rules: Rules, names: Sequence[str], bots: Sequence[str | None]
 ) -> list[Command]:

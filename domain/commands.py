@@ -25,6 +25,10 @@ class CreateGame(_Command, frozen=True, tag="create_game"):
     seed_commitment: str
     """SHA-256 (hex) of the secret seed every deck of the game is derived from."""
     first_dealer: SeatNumber
+    expires_at: int | None = None
+    rematch_of: str | None = None
+    reserved: tuple[int, ...] = ()
+    reserved_until: int | None = None
 
 
 class Join(_Command, frozen=True, tag="join"):
@@ -32,6 +36,9 @@ class Join(_Command, frozen=True, tag="join"):
     name: str
     bot: str | None = None
     """The bot kind driving this seat, or None for a person."""
+    claim: bool = False
+    """The service proved that this person held the seat in the game this one is a rematch
+    of, so a seat reserved for them may be taken."""
 
 
 class Deal(_Command, frozen=True, tag="deal"):
@@ -64,5 +71,76 @@ class RevealSeed(_Command, frozen=True, tag="reveal_seed"):
     seed: str
 
 
-Command = CreateGame | Join | Deal | Stand | Beg | GiveOne | RunPack | Play | RevealSeed
+# --- the table lifecycle: what a seated person may do besides playing -----------------------
+
+
+class StepAway(_Command, frozen=True, tag="step_away"):
+    """The person steps away: the bot plays the seat at once until they come back."""
+
+    seat: SeatNumber
+
+
+class ComeBack(_Command, frozen=True, tag="come_back"):
+    seat: SeatNumber
+
+
+class Leave(_Command, frozen=True, tag="leave"):
+    """Before the start the seat opens again; after, the bot plays it to the end."""
+
+    seat: SeatNumber
+
+
+class Resign(_Command, frozen=True, tag="resign"):
+    """The seat's team gives up: the other team wins."""
+
+    seat: SeatNumber
+
+
+class Abort(_Command, frozen=True, tag="abort"):
+    """Close the table: only before the first card of the game is played."""
+
+    seat: SeatNumber
+
+
+# --- the table lifecycle: what the service does when time passes ----------------------------
+
+
+class TimeOut(_Command, frozen=True, tag="time_out"):
+    """``seat`` let its deadline pass; accepted only if it really did at the command's time."""
+
+    seat: SeatNumber
+
+
+class Expire(_Command, frozen=True, tag="expire"):
+    """Close a table still waiting for players after its ``expires_at``."""
+
+
+class NoteRematch(_Command, frozen=True, tag="note_rematch"):
+    """Record, in a finished game, the id of its rematch table."""
+
+    game_id: str
+
+
 PlayerCommand = Stand | Beg | GiveOne | RunPack | Play
+"""A move of the game: what ``legal_actions`` lists."""
+SeatCommand = StepAway | ComeBack | Leave | Resign | Abort
+"""What a seated person may do about their seat or the table, besides moves."""
+Command = (
+    CreateGame
+    | Join
+    | Deal
+    | Stand
+    | Beg
+    | GiveOne
+    | RunPack
+    | Play
+    | RevealSeed
+    | StepAway
+    | ComeBack
+    | Leave
+    | Resign
+    | Abort
+    | TimeOut
+    | Expire
+    | NoteRematch
+)

@@ -2,6 +2,11 @@
 
 ``execute`` is the working core: it returns the events together with the state they lead to,
 so callers that keep state (the service, the benchmarks) fold each event exactly once.
+
+Time enters as data, like the decks: the caller gives the instant of the command (``at``, ms
+since the epoch), every event is stamped with it *before* it is folded, and the rules that
+depend on time (a deadline passed, a table expired, a seat still reserved) compare against it.
+So the state a process caches is exactly the fold of the stored log.
 """
 
 from __future__ import annotations
@@ -9,18 +14,28 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from msgspec.structs import replace
+
 from domain import cards as C
 from domain.commands import (
+    Abort,
     Beg,
+    ComeBack,
     Command,
     CreateGame,
     Deal,
+    Expire,
     GiveOne,
     Join,
+    Leave,
+    NoteRematch,
     Play,
+    Resign,
     RevealSeed,
     RunPack,
     Stand,
+    StepAway,
+    TimeOut,
 )
 from domain.errors import RuleViolation
 from domain.events import (
@@ -29,23 +44,30 @@ from domain.events import (
     CardPlayed,
     Dealt,
     Event,
+    GameAborted,
     GameCreated,
     GameEnded,
     GaveOne,
     HandScored,
     PackRun,
     PlayerJoined,
+    PlayerLeft,
+    PlayerReplaced,
     Redealt,
+    RematchCreated,
     Revealed,
+    SeatAway,
+    SeatBack,
     SeedRevealed,
     Stood,
     TrickWon,
     TrumpSet,
+    TurnTimedOut,
 )
 from domain.evolve import evolve
 from domain.fairness import commitment_matches
 from domain.legal import follow_mask, give_one_allowed
-from domain.state import State, next_seat, team_of
+from domain.state import AWAY_AFTER_TIMEOUTS, Player, State, next_seat, team_of
 
 _CODES = C.CODES
 
@@ -53,13 +75,16 @@ _CODES = C.CODES
 class _Outcome:
     """Events being produced by one command, with the state folded as they are emitted."""
 
-    __slots__ = ("events", "state")
+    __slots__ = ("at", "events", "state")
 
-    def __init__(self, state: State) -> None:
+    def __init__(self, state: State, at: int) -> None:
         self.state = state
+        self.at = at
         self.events: list[Event] = []
 
     def emit(self, event: Event) -> State:
+        if self.at:
+            event = replace(event, at=self.at)
         self.state = evolve(self.state, event)
         self.events.append(event)
         return self.state
@@ -75,20 +100,21 @@ class _Outcome:
         return False
 
 
-def execute(state: State, command: Command) -> tuple[State, list[Event]]:
-    """The state after ``command`` and the events that got it there.
+def execute(state: State, command: Command, at: int = 0) -> tuple[State, list[Event]]:
+    """The state after ``command``, given at time ``at`` (ms since the epoch; 0 where time
+    does not matter, as in self-play), and the events that got it there, stamped with ``at``.
 
     Raises ``RuleViolation`` (and changes nothing: states are immutable) when refused.
     """
     handler = _HANDLERS[type(command)]
-    out = _Outcome(state)
+    out = _Outcome(state, at)
     handler(out, state, command)
     return out.state, out.events
 
 
-def decide(state: State, command: Command) -> list[Event]:
+def decide(state: State, command: Command, at: int = 0) -> list[Event]:
     """The events ``command`` causes in ``state``; raises ``RuleViolation`` if refused."""
-    return execute(state, command)[1]
+    return execute(state, command, at)[1]
 
 
 # --- guards -------------------------------------------------------------------------------
@@ -119,7 +145,13 @@ def _create_game(out: _Outcome, state: State, cmd: CreateGame) -> None:
         raise RuleViolation("invalid_seat", f"there is no seat {cmd.first_dealer}")
     out.emit(
         GameCreated(
-            rules=cmd.rules, seed_commitment=cmd.seed_commitment, first_dealer=cmd.first_dealer
+            rules=cmd.rules.with_default_clock(),
+            seed_commitment=cmd.seed_commitment,
+            first_dealer=cmd.first_dealer,
+            expires_at=cmd.expires_at,
+            rematch_of=cmd.rematch_of,
+            reserved=cmd.reserved,
+            reserved_until=cmd.reserved_until,
         )
     )
 
@@ -128,9 +160,22 @@ def _join(out: _Outcome, state: State, cmd: Join) -> None:
     _require_game(state)
     if not 0 <= cmd.seat <= 3:
         raise RuleViolation("invalid_seat", f"there is no seat {cmd.seat}: seats are 0..3")
-    # Once seating is over every seat is taken, so this is also the answer after the start.
-    if state.players[cmd.seat] is not None:
-        raise RuleViolation("seat_taken", f"seat {cmd.seat} is taken")
+    held = state.players[cmd.seat]
+    if held is not None:
+        # A seat whose person left or is away may be taken over by a new person.
+        if state.phase == "seating" or cmd.bot is not None or not (held.left or held.away):
+            raise RuleViolation("seat_taken", f"seat {cmd.seat} is taken")
+        out.emit(PlayerReplaced(seat=cmd.seat, name=cmd.name))
+        return
+    if (
+        cmd.seat in state.reserved
+        and not cmd.claim
+        and state.reserved_until is not None
+        and out.at < state.reserved_until
+    ):
+        raise RuleViolation(
+            "seat_reserved", f"seat {cmd.seat} is kept for its player of the last game"
+        )
     out.emit(PlayerJoined(seat=cmd.seat, name=cmd.name, bot=cmd.bot))
 
 
@@ -205,6 +250,83 @@ def _reveal_seed(out: _Outcome, state: State, cmd: RevealSeed) -> None:
     if not commitment_matches(cmd.seed, state.seed_commitment):
         raise RuleViolation("seed_mismatch", "that seed does not match the game's commitment")
     out.emit(SeedRevealed(seed=cmd.seed))
+
+
+# --- time and the table's lifecycle -------------------------------------------------------
+
+
+def _person(state: State, seat: int) -> Player:
+    """The seat's person, still at the table (away counts); refused for bots and the left."""
+    _require_game(state)
+    player = state.players[seat]
+    if player is None or not player.person_present:
+        raise RuleViolation("not_a_person", f"no person holds seat {seat}")
+    return player
+
+
+def _in_play(state: State, what: str) -> None:
+    if state.phase == "seating":
+        raise RuleViolation("wrong_phase", f"cannot {what} before the game starts")
+
+
+def _time_out(out: _Outcome, state: State, cmd: TimeOut) -> None:
+    _require_game(state)
+    deadline = state.deadline
+    if state.to_act != cmd.seat or deadline is None or out.at < deadline:
+        raise RuleViolation("not_due", f"seat {cmd.seat} has no deadline that has passed")
+    s = out.emit(TurnTimedOut(seat=cmd.seat, deadline=deadline))
+    player = s.players[cmd.seat]
+    assert player is not None
+    if player.timeouts >= AWAY_AFTER_TIMEOUTS:
+        out.emit(SeatAway(seat=cmd.seat, reason="timed_out"))
+
+
+def _expire(out: _Outcome, state: State, cmd: Expire) -> None:
+    _require_game(state)
+    expires = state.expires_at
+    if state.phase != "seating" or expires is None or out.at < expires:
+        raise RuleViolation("not_due", "the table is not waiting past its expiry")
+    out.emit(GameAborted(reason="expired"))
+
+
+def _step_away(out: _Outcome, state: State, cmd: StepAway) -> None:
+    if _person(state, cmd.seat).away:
+        raise RuleViolation("already_away", f"seat {cmd.seat} is already away")
+    _in_play(state, "step away")
+    out.emit(SeatAway(seat=cmd.seat, reason="stepped_away"))
+
+
+def _come_back(out: _Outcome, state: State, cmd: ComeBack) -> None:
+    if not _person(state, cmd.seat).away:
+        raise RuleViolation("not_away", f"seat {cmd.seat} is not away")
+    out.emit(SeatBack(seat=cmd.seat))
+
+
+def _leave(out: _Outcome, state: State, cmd: Leave) -> None:
+    _person(state, cmd.seat)
+    out.emit(PlayerLeft(seat=cmd.seat))
+
+
+def _resign(out: _Outcome, state: State, cmd: Resign) -> None:
+    _person(state, cmd.seat)
+    _in_play(state, "resign")
+    winner = 1 - team_of(cmd.seat)
+    out.emit(GameEnded(winner=winner, scores=state.scores, reason="resigned", seat=cmd.seat))
+
+
+def _abort(out: _Outcome, state: State, cmd: Abort) -> None:
+    _person(state, cmd.seat)
+    if state.first_card_played:
+        raise RuleViolation("too_late_to_abort", "a card was played: resign or leave instead")
+    out.emit(GameAborted(reason="aborted", seat=cmd.seat))
+
+
+def _note_rematch(out: _Outcome, state: State, cmd: NoteRematch) -> None:
+    if state.phase != "ended":
+        raise RuleViolation("wrong_phase", "a rematch follows the end of the game")
+    if state.rematch is not None:
+        raise RuleViolation("rematch_exists", f"the rematch is game {state.rematch}")
+    out.emit(RematchCreated(game_id=cmd.game_id))
 
 
 # --- the kick, standing and begging --------------------------------------------------------
@@ -345,4 +467,12 @@ _HANDLERS: dict[type[Any], Callable[[_Outcome, State, Any], None]] = {
     RunPack: _run_pack,
     Play: _play,
     RevealSeed: _reveal_seed,
+    TimeOut: _time_out,
+    Expire: _expire,
+    StepAway: _step_away,
+    ComeBack: _come_back,
+    Leave: _leave,
+    Resign: _resign,
+    Abort: _abort,
+    NoteRematch: _note_rematch,
 }

@@ -19,6 +19,13 @@ ViolationCode = Literal[
     "give_one_forbidden",
     "invalid_deck",
     "seed_mismatch",
+    "not_due",
+    "seat_reserved",
+    "not_a_person",
+    "already_away",
+    "not_away",
+    "too_late_to_abort",
+    "rematch_exists",
 ]
 
 VIOLATION_CODES: tuple[ViolationCode, ...] = ViolationCode.__args__  # type: ignore[attr-defined]

@@ -24,6 +24,15 @@ class GameCreated(_Event, frozen=True, tag="GameCreated"):
     rules: Rules = Rules()
     seed_commitment: str = ""
     first_dealer: int = 0
+    expires_at: int | None = None
+    """Milliseconds since the epoch: a table still waiting for players then is closed
+    (``GameAborted``, reason ``expired``). None: it waits for ever (logs before expiry)."""
+    rematch_of: str | None = None
+    """The game this table is a rematch of."""
+    reserved: tuple[int, ...] = ()
+    """Seats kept for the people who held them in ``rematch_of``, until ``reserved_until``."""
+    reserved_until: int | None = None
+    """Milliseconds since the epoch; after it, reserved seats are open to anyone."""
 
 
 class PlayerJoined(_Event, frozen=True, tag="PlayerJoined"):
@@ -129,14 +138,80 @@ class HandScored(_Event, frozen=True, tag="HandScored"):
     scores: tuple[int, int] = (0, 0)
 
 
+EndReason = Literal["target", "resigned"]
+
+
 class GameEnded(_Event, frozen=True, tag="GameEnded"):
     winner: int = 0
     """The winning team: 0 (seats 0 and 2) or 1 (seats 1 and 3)."""
     scores: tuple[int, int] = (0, 0)
+    reason: EndReason = "target"
+    """``target``: the winner reached the target. ``resigned``: the other team resigned."""
+    seat: int | None = None
+    """With ``resigned``: the seat whose person resigned for the team."""
+
+
+AbortReason = Literal["aborted", "expired"]
+
+
+class GameAborted(_Event, frozen=True, tag="GameAborted"):
+    """The table closed without a winner: a seated person aborted it before the first card of
+    the game (``aborted``), or it waited for players past its ``expires_at`` (``expired``)."""
+
+    reason: AbortReason = "aborted"
+    seat: int | None = None
+    """With ``aborted``: the seat whose person aborted."""
+
+
+class TurnTimedOut(_Event, frozen=True, tag="TurnTimedOut"):
+    """The seat to act let its deadline pass: the heuristic bot makes this one decision for
+    it (the events that follow), seeing only that seat's view."""
+
+    seat: int = 0
+    deadline: int = 0
+    """The deadline that passed, in milliseconds since the epoch."""
+
+
+AwayReason = Literal["timed_out", "stepped_away"]
+
+
+class SeatAway(_Event, frozen=True, tag="SeatAway"):
+    """The seat's person is away: the heuristic bot plays it at once until ``SeatBack``."""
+
+    seat: int = 0
+    reason: AwayReason = "stepped_away"
+    """``timed_out``: too many timeouts in a row. ``stepped_away``: the person said so."""
+
+
+class SeatBack(_Event, frozen=True, tag="SeatBack"):
+    """The seat's person is back and plays (on the clock) again."""
+
+    seat: int = 0
+
+
+class PlayerLeft(_Event, frozen=True, tag="PlayerLeft"):
+    """The seat's person left. Before the game starts the seat is open again; after, the
+    heuristic bot plays it for the rest of the game unless a new person takes it over."""
+
+    seat: int = 0
+
+
+class PlayerReplaced(_Event, frozen=True, tag="PlayerReplaced"):
+    """A new person took over a seat that was left or away (with a new seat token)."""
+
+    seat: int = 0
+    name: str = ""
+
+
+class RematchCreated(_Event, frozen=True, tag="RematchCreated"):
+    """After the end: a new table with the same rules and bots was opened (``game_id``)."""
+
+    game_id: str = ""
 
 
 class SeedRevealed(_Event, frozen=True, tag="SeedRevealed"):
-    """The last event: the secret seed, so anyone can re-derive every deal (``verify``)."""
+    """The secret seed, so anyone can re-derive every deal (``verify``); right after the
+    game's end (only ``RematchCreated`` may follow)."""
 
     seed: str = ""
 
@@ -157,4 +232,11 @@ Event = (
     | HandScored
     | GameEnded
     | SeedRevealed
+    | GameAborted
+    | TurnTimedOut
+    | SeatAway
+    | SeatBack
+    | PlayerLeft
+    | PlayerReplaced
+    | RematchCreated
 )

@@ -14,18 +14,25 @@ from domain.events import (
     CardPlayed,
     Dealt,
     Event,
+    GameAborted,
     GameCreated,
     GameEnded,
     GaveOne,
     HandScored,
     PackRun,
     PlayerJoined,
+    PlayerLeft,
+    PlayerReplaced,
     Redealt,
+    RematchCreated,
     Revealed,
+    SeatAway,
+    SeatBack,
     SeedRevealed,
     Stood,
     TrickWon,
     TrumpSet,
+    TurnTimedOut,
 )
 from domain.state import Player, State, next_seat
 
@@ -36,6 +43,21 @@ def _add(pair: tuple[int, int], team: int, points: int) -> tuple[int, int]:
     return (pair[0] + points, pair[1]) if team == 0 else (pair[0], pair[1] + points)
 
 
+def _with_player(s: State, seat: int, player: Player | None) -> tuple[Player | None, ...]:
+    players = list(s.players)
+    players[seat] = player
+    return tuple(players)
+
+
+def _acted(s: State, seat: int) -> tuple[Player | None, ...]:
+    """The players after ``seat`` made a decision: a person deciding for themselves (not the
+    bot after a timeout) ends their run of timeouts."""
+    player = s.players[seat]
+    if s.turn_timed_out or player is None or not player.timeouts:
+        return s.players
+    return _with_player(s, seat, replace(player, timeouts=0))
+
+
 def _game_created(s: State, e: GameCreated) -> State:
     return replace(
         s,
@@ -44,6 +66,11 @@ def _game_created(s: State, e: GameCreated) -> State:
         rules=e.rules,
         seed_commitment=e.seed_commitment,
         dealer=e.first_dealer,
+        expires_at=e.expires_at,
+        rematch_of=e.rematch_of,
+        reserved=e.reserved,
+        reserved_until=e.reserved_until,
+        turn_at=e.at,
     )
 
 
@@ -75,6 +102,8 @@ def _dealt(s: State, e: Dealt) -> State:
         next_card=24,
         hands=h,
         dealt=h,
+        turn_at=e.at,
+        turn_timed_out=False,
         kicks=(),
         trump=None,
         leader=next_seat(e.dealer),
@@ -96,15 +125,28 @@ def _revealed(s: State, e: Revealed) -> State:
 
 
 def _begged(s: State, e: Begged) -> State:
-    return replace(s, version=s.version + 1, phase="dealer_choice")
+    return replace(
+        s,
+        version=s.version + 1,
+        phase="dealer_choice",
+        players=_acted(s, e.seat),
+        turn_at=e.at,
+        turn_timed_out=False,
+    )
 
 
 def _stood(s: State, e: Stood) -> State:
-    return replace(s, version=s.version + 1)
+    # Standing changes nothing else by itself: the TrumpSet that follows starts the play.
+    return replace(s, version=s.version + 1, players=_acted(s, e.seat))
 
 
 def _gave_one(s: State, e: GaveOne) -> State:
-    return replace(s, version=s.version + 1, scores=_add(s.scores, e.team, e.points))
+    return replace(
+        s,
+        version=s.version + 1,
+        scores=_add(s.scores, e.team, e.points),
+        players=_acted(s, e.seat),
+    )
 
 
 def _pack_run(s: State, e: PackRun) -> State:
@@ -114,6 +156,7 @@ def _pack_run(s: State, e: PackRun) -> State:
     return replace(
         s,
         version=s.version + 1,
+        players=_acted(s, e.seat),
         next_card=s.next_card + 12,
         hands=(
             hands[0] | extra[0],
@@ -137,6 +180,8 @@ def _trump_set(s: State, e: TrumpSet) -> State:
         phase="playing",
         trump=C.SUITS.index(e.suit),
         leader=next_seat(s.dealer),
+        turn_at=e.at,
+        turn_timed_out=False,
     )
 
 
@@ -162,6 +207,9 @@ def _card_played(s: State, e: CardPlayed) -> State:
         version=s.version + 1,
         hands=(hands[0], hands[1], hands[2], hands[3]),
         trick=(*s.trick, card),
+        players=_acted(s, e.seat),
+        turn_at=e.at,
+        turn_timed_out=False,
     )
 
 
@@ -177,6 +225,8 @@ def _trick_won(s: State, e: TrickWon) -> State:
         leader=e.seat,
         trick=(),
         tricks_played=s.tricks_played + 1,
+        turn_at=e.at,
+        turn_timed_out=False,
     )
 
 
@@ -196,11 +246,64 @@ def _hand_scored(s: State, e: HandScored) -> State:
 
 
 def _game_ended(s: State, e: GameEnded) -> State:
-    return replace(s, version=s.version + 1, phase="ended", winner=e.winner, scores=e.scores)
+    return replace(
+        s,
+        version=s.version + 1,
+        phase="ended",
+        winner=e.winner,
+        scores=e.scores,
+        end_reason=e.reason,
+    )
+
+
+def _game_aborted(s: State, e: GameAborted) -> State:
+    return replace(s, version=s.version + 1, phase="ended", end_reason=e.reason)
 
 
 def _seed_revealed(s: State, e: SeedRevealed) -> State:
     return replace(s, version=s.version + 1, seed=e.seed)
+
+
+def _turn_timed_out(s: State, e: TurnTimedOut) -> State:
+    player = s.players[e.seat]
+    assert player is not None
+    return replace(
+        s,
+        version=s.version + 1,
+        players=_with_player(s, e.seat, replace(player, timeouts=player.timeouts + 1)),
+        turn_timed_out=True,
+    )
+
+
+def _seat_away(s: State, e: SeatAway) -> State:
+    player = s.players[e.seat]
+    assert player is not None
+    return replace(
+        s, version=s.version + 1, players=_with_player(s, e.seat, replace(player, away=True))
+    )
+
+
+def _seat_back(s: State, e: SeatBack) -> State:
+    player = s.players[e.seat]
+    assert player is not None
+    back = replace(player, away=False, timeouts=0)
+    return replace(s, version=s.version + 1, players=_with_player(s, e.seat, back))
+
+
+def _player_left(s: State, e: PlayerLeft) -> State:
+    player = s.players[e.seat]
+    assert player is not None
+    # Before the start the seat simply opens again; after, the bot plays it to the end.
+    gone = None if s.phase == "seating" else replace(player, left=True, away=False)
+    return replace(s, version=s.version + 1, players=_with_player(s, e.seat, gone))
+
+
+def _player_replaced(s: State, e: PlayerReplaced) -> State:
+    return replace(s, version=s.version + 1, players=_with_player(s, e.seat, Player(e.name)))
+
+
+def _rematch_created(s: State, e: RematchCreated) -> State:
+    return replace(s, version=s.version + 1, rematch=e.game_id)
 
 
 _HANDLERS: dict[type[Any], Callable[[State, Any], State]] = {
@@ -218,8 +321,14 @@ _HANDLERS: dict[type[Any], Callable[[State, Any], State]] = {
     SeedRevealed: _seed_revealed,
     GaveOne: _gave_one,
     Begged: _begged,
-    # Standing changes nothing by itself: the TrumpSet that follows starts the play.
     Stood: _stood,
+    GameAborted: _game_aborted,
+    TurnTimedOut: _turn_timed_out,
+    SeatAway: _seat_away,
+    SeatBack: _seat_back,
+    PlayerLeft: _player_left,
+    PlayerReplaced: _player_replaced,
+    RematchCreated: _rematch_created,
 }
 
 

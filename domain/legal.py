@@ -3,7 +3,20 @@
 from __future__ import annotations
 
 from domain import cards as C
-from domain.commands import Beg, GiveOne, Play, PlayerCommand, RunPack, Stand
+from domain.commands import (
+    Abort,
+    Beg,
+    ComeBack,
+    GiveOne,
+    Leave,
+    Play,
+    PlayerCommand,
+    Resign,
+    RunPack,
+    SeatCommand,
+    Stand,
+    StepAway,
+)
 from domain.state import State
 
 
@@ -54,3 +67,23 @@ def give_one_allowed(state: State) -> bool:
         return True
     begging_team = (state.dealer + 1) & 1
     return state.scores[begging_team] != state.rules.target - 1
+
+
+def seat_actions(state: State, seat: int) -> list[SeatCommand]:
+    """Exactly the lifecycle commands ``decide`` would accept from ``seat``'s person now."""
+    player = state.players[seat]
+    phase = state.phase
+    if player is None or not player.person_present or phase in ("new", "ended"):
+        return []
+    actions: list[SeatCommand] = []
+    started = phase != "seating"
+    if player.away:
+        actions.append(ComeBack(seat))
+    elif started:
+        actions.append(StepAway(seat))
+    actions.append(Leave(seat))
+    if started:
+        actions.append(Resign(seat))
+    if not state.first_card_played:
+        actions.append(Abort(seat))
+    return actions

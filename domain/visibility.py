@@ -13,11 +13,11 @@ from functools import lru_cache
 import msgspec
 
 from domain import cards as C
-from domain.commands import PlayerCommand
+from domain.commands import PlayerCommand, SeatCommand
 from domain.events import Dealt, Event, PackRun
-from domain.legal import legal_actions
+from domain.legal import legal_actions, seat_actions
 from domain.rules import Rules
-from domain.state import Phase, Player, State
+from domain.state import EndReason, Phase, Player, State
 
 Viewer = int | None
 """A seat number 0..3, or None for a spectator."""
@@ -46,6 +46,10 @@ class SeatView(msgspec.Struct, frozen=True):
     """None while the seat is open."""
     bot: str | None
     cards_held: int
+    away: bool = False
+    """The person is away: the bot plays this seat at once until they come back."""
+    left: bool = False
+    """The person left: the bot plays this seat to the end (a new person may take it over)."""
 
 
 class PlayedCard(msgspec.Struct, frozen=True):
@@ -81,6 +85,23 @@ class View(msgspec.Struct, frozen=True):
     winner: int | None
     seed_commitment: str
     seed: str | None
+    deadline: int | None
+    """When the seat to act times out, in ms since the epoch (draw a countdown from it); None
+    when nobody is on the clock (no clock, a bot to act, or no decision due)."""
+    seat_actions: tuple[SeatCommand, ...]
+    """What the viewer's person may do about their seat or the table now (step away, come
+    back, leave, resign, abort); empty for a spectator."""
+    end_reason: EndReason | None
+    """Why the game ended: ``target``, ``resigned``, ``aborted`` or ``expired``."""
+    rematch: str | None
+    """The rematch table's game id, once someone asked for one."""
+    rematch_of: str | None
+    """The game this table is a rematch of."""
+    expires_at: int | None
+    """A table still waiting for players then is closed (ms since the epoch)."""
+    reserved: tuple[int, ...]
+    """Seats kept for the people of ``rematch_of`` until ``reserved_until``."""
+    reserved_until: int | None
 
 
 @lru_cache(maxsize=8192)
@@ -100,6 +121,8 @@ def _seats(
             None if player is None else player.name,
             None if player is None else player.bot,
             held[seat],
+            player is not None and player.away,
+            player is not None and player.left,
         )
         for seat, player in enumerate(players)
     )
@@ -141,4 +164,12 @@ def view(state: State, viewer: Viewer) -> View:
         state.winner,
         state.seed_commitment,
         state.seed,
+        state.deadline,
+        () if viewer is None else tuple(seat_actions(state, viewer)),
+        state.end_reason,
+        state.rematch,
+        state.rematch_of,
+        state.expires_at,
+        state.reserved,
+        state.reserved_until,
     )

@@ -16,10 +16,10 @@ _decoder = msgspec.json.Decoder(Event)
 _SECRET_TYPES = (b'"type":"Dealt"', b'"type":"PackRun"')
 
 
-def encode_stamped(events: Iterable[Event], at_ms: int) -> list[bytes]:
-    """Stored form of a command's events, each stamped with the server time it was stored."""
-    replace = msgspec.structs.replace
-    return [_encoder.encode(replace(event, at=at_ms)) for event in events]
+def encode_events(events: Iterable[Event]) -> list[bytes]:
+    """Stored form of a command's events (the rules stamped them with its time already)."""
+    encode = _encoder.encode
+    return [encode(event) for event in events]
 
 
 def decode_event(data: bytes) -> Event:

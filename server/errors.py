@@ -52,3 +52,9 @@ class TooManyConflicts(ServiceError):
     """Contention on one game outlasted the retry budget; the client may simply retry."""
 
     code = "busy"
+
+
+class SeatMismatch(ServiceError):
+    """A command body names a seat other than the path's (the path's token acts)."""
+
+    code = "seat_mismatch"

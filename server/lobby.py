@@ -37,6 +37,9 @@ class GameSummary(msgspec.Struct, frozen=True):
     created_at: int
     """Milliseconds since the epoch; listings are newest first."""
     winner: int | None = None
+    end_reason: str | None = None
+    """How a finished game ended: ``target``, ``resigned``, ``aborted`` or ``expired``."""
+    rematch_of: str | None = None
 
 
 class GamePage(msgspec.Struct, frozen=True):
@@ -53,6 +56,18 @@ def status_of(state: State) -> Status:
     return "in_progress"
 
 
+def _open_seats(state: State) -> tuple[int, ...]:
+    """Seats a newcomer may take: open ones and, in a game in progress, those whose person
+    left or is away (a new person may take them over)."""
+    if state.phase == "ended":
+        return ()
+    return tuple(
+        seat
+        for seat, p in enumerate(state.players)
+        if p is None or (p.bot is None and (p.left or p.away))
+    )
+
+
 _decoder = msgspec.json.Decoder(GameSummary)
 
 
@@ -64,7 +79,8 @@ class Lobby:
     def listing_changed(before: State, after: State) -> bool:
         """Whether a listing shows anything different: seats, status or scores."""
         return (
-            before.players != after.players
+            _open_seats(before) != _open_seats(after)
+            or [p and p.name for p in before.players] != [p and p.name for p in after.players]
             or status_of(before) != status_of(after)
             or before.scores != after.scores
         )
@@ -76,12 +92,14 @@ class Lobby:
         summary = GameSummary(
             game_id=game_id,
             status=status_of(state),
-            open_seats=tuple(i for i, p in enumerate(state.players) if p is None),
+            open_seats=_open_seats(state),
             players=tuple(None if p is None else p.name for p in state.players),
             scores=state.scores,
             version=state.version,
             created_at=created,
             winner=state.winner,
+            end_reason=state.end_reason,
+            rematch_of=state.rematch_of,
         )
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.hset(_SUMMARIES, game_id, msgspec.json.encode(summary))

@@ -11,6 +11,7 @@ atomic append, so a game never stalls half-way and two instances can never fork 
 from __future__ import annotations
 
 import hashlib
+import logging
 import random
 import secrets
 import time
@@ -23,22 +24,34 @@ import msgspec
 from domain import (
     BOTS,
     Command,
+    CreateGame,
     Event,
+    Expire,
     Join,
+    NoteRematch,
     PlayerCommand,
     Rules,
     RuleViolation,
+    SeatCommand,
     State,
+    TimeOut,
     execute,
     fold,
-    view,
 )
-from domain.autoplay import due_system_command, opening_commands
-from server.codec import decode_event, encode_stamped
-from server.errors import GameNotFound, IdempotencyKeyReused, TooManyConflicts, VersionConflict
+from domain.autoplay import opening_commands, owed_command
+from server.codec import decode_event, encode_events
+from server.errors import (
+    GameNotFound,
+    IdempotencyKeyReused,
+    TooManyConflicts,
+    Unauthorized,
+    VersionConflict,
+)
 from server.lobby import GamePage, Lobby, Status
-from server.store import AppendResult, EventStore, StoredEvent, StoreRegressed
-from server.tokens import new_token, token_hash
+from server.store import AppendResult, Due, EventStore, StoredEvent, StoreRegressed
+from server.tokens import derived_token, new_token, token_hash
+
+_log = logging.getLogger("allfours.service")
 
 _bot_rng = random.SystemRandom()
 """Bots need no reproducibility in a live game, and must not hint at the deck's seed."""
@@ -60,6 +73,8 @@ class SeatGrant(msgspec.Struct, frozen=True):
     seat: int
     token: str
     version: int
+    duplicate: bool = False
+    """A retried seating (same Idempotency-Key): the same token as the first answer."""
 
 
 @dataclass(slots=True)
@@ -72,11 +87,16 @@ def new_game_id() -> str:
     return secrets.token_hex(8)
 
 
-def _now_ms() -> int:
+def system_clock() -> int:
+    """Milliseconds since the epoch: the clock the service reads unless given another."""
     return int(time.time() * 1000)
 
 
 class GameService:
+    """Commands in, events stored. ``clock`` (ms) is read once per command and handed to the
+    rules, so tests move time by hand. ``table_expiry_ms``: how long a new table waits for
+    players; ``rematch_hold_ms``: how long a rematch keeps old seats for their people."""
+
     def __init__(
         self,
         store: EventStore,
@@ -84,18 +104,32 @@ class GameService:
         *,
         cache_size: int = 10_000,
         max_attempts: int = 16,
+        clock: Callable[[], int] = system_clock,
+        table_expiry_ms: int | None = 3_600_000,
+        rematch_hold_ms: int = 120_000,
     ) -> None:
         self.store = store
         self.lobby = lobby
+        self.clock = clock
         self._cache: OrderedDict[str, _Cached] = OrderedDict()
         self._cache_size = cache_size
         self._max_attempts = max_attempts
+        self._table_expiry_ms = table_expiry_ms
+        self._rematch_hold_ms = rematch_hold_ms
 
     # --- reading -----------------------------------------------------------------------------
 
     async def state(self, game_id: str) -> State:
         """The game's current state (fast-forwarded from the store)."""
         return (await self._fresh(game_id)).state
+
+    async def state_after(self, game_id: str, version: int) -> State:
+        """The game's state at ``version`` or later: the cache when it is that far (as it is
+        right after this process stored a command), else fresh from the store."""
+        entry = self._cache.get(game_id)
+        if entry is not None and entry.state.version >= version:
+            return entry.state
+        return await self.state(game_id)
 
     async def _cached_or_load(self, game_id: str) -> _Cached:
         entry = self._cache.get(game_id)
@@ -141,37 +175,87 @@ class GameService:
     # --- writing -----------------------------------------------------------------------------
 
     async def create_game(
-        self, rules: Rules, bots: Sequence[str | None], idempotency_key: str | None = None
+        self,
+        rules: Rules,
+        bots: Sequence[str | None],
+        idempotency_key: str | None = None,
+        *,
+        game_id: str | None = None,
+        rematch_of: str | None = None,
+        reserved: tuple[int, ...] = (),
     ) -> CommandResult:
         """Create a game; seats with a bot kind are filled at once. With all four seats bots
-        the whole game is played out before this returns."""
+        the whole game is played out before this returns. ``game_id`` names the game (a
+        rematch's id is derived from the game it follows); else it is random, or derived from
+        ``idempotency_key`` so that a retried creation names the same game."""
         for kind in bots:
             if kind is not None and kind not in BOTS:
                 raise ValueError(f"unknown bot kind {kind!r}")
-        game_id = new_game_id() if idempotency_key is None else _id_for_key(idempotency_key)
+        if game_id is None:
+            game_id = new_game_id() if idempotency_key is None else _id_for_key(idempotency_key)
         # The seed is stored (and kept) before anything else: a retried creation reuses it.
         seed = await self.store.put_secret(game_id, secrets.token_hex(32))
+        now = self.clock()
         names = [f"{kind} bot" if kind else "" for kind in bots]
-        commands = [
-            c
-            for c in opening_commands(seed, rules, names, list(bots))
-            if not isinstance(c, Join) or c.bot is not None
+        opening = opening_commands(seed, rules, names, list(bots))
+        first = opening[0]
+        assert isinstance(first, CreateGame)
+        expiry = self._table_expiry_ms
+        commands: list[Command] = [
+            msgspec.structs.replace(
+                first,
+                expires_at=None if expiry is None else now + expiry,
+                rematch_of=rematch_of,
+                reserved=reserved,
+                reserved_until=now + self._rematch_hold_ms if reserved else None,
+            ),
+            *(c for c in opening[1:] if isinstance(c, Join) and c.bot is not None),
         ]
         entry = _Cached(State(), seed)
         created = await self._append_decided(
-            game_id, entry, commands, idempotency_key, None, _fingerprint(commands)
+            game_id,
+            entry,
+            commands,
+            idempotency_key,
+            None,
+            # The fingerprint leaves out the times: a retry later is still the same request.
+            _fingerprint([msgspec.structs.replace(first, expires_at=None), *commands[1:]]),
+            now=now,
         )
         if created is None:  # the id exists without this key: a 64-bit collision, or tampering
             raise TooManyConflicts(f"game id {game_id} is taken; retry")
         return created
 
-    async def take_seat(self, game_id: str, seat: int, name: str) -> SeatGrant:
-        """Seat a person; returns the seat token (shown this once: only its hash is kept)."""
-        token = new_token(game_id, seat)
+    async def take_seat(
+        self,
+        game_id: str,
+        seat: int,
+        name: str,
+        *,
+        idempotency_key: str | None = None,
+        claim: bool = False,
+    ) -> SeatGrant:
+        """Seat a person (or take over a seat that was left or is away); returns the seat
+        token, shown this once: only its hash is kept.
+
+        With an ``idempotency_key`` the token is derived from it (HMAC with a per-game secret
+        that never leaves Redis), so a retry after a lost answer gets the same token back,
+        while the server still stores only the token's hash. ``claim``: the caller proved
+        they held this seat in the game this one is a rematch of."""
+        if idempotency_key is None:
+            token = new_token(game_id, seat)
+            command_id = None
+        else:
+            key = await self.store.put_secret(game_id, secrets.token_hex(32), name="token-key")
+            token = derived_token(game_id, seat, key, idempotency_key)
+            command_id = f"seat{seat}:join:{idempotency_key}"
         result = await self.run(
-            game_id, [Join(seat, name, None)], seat_token=(seat, token_hash(token))
+            game_id,
+            [Join(seat, name, None, claim=claim)],
+            command_id,
+            seat_token=(seat, token_hash(token)),
         )
-        return SeatGrant(game_id, seat, token, result.version)
+        return SeatGrant(game_id, seat, token, result.version, result.duplicate)
 
     async def add_bot(self, game_id: str, seat: int, kind: str) -> CommandResult:
         if kind not in BOTS:
@@ -181,17 +265,82 @@ class GameService:
     async def play(
         self,
         game_id: str,
-        command: PlayerCommand,
+        command: PlayerCommand | SeatCommand,
+        *,
         command_id: str | None = None,
         expected_version: int | None = None,
+        token: str | None = None,
     ) -> CommandResult:
-        """A player's command (its seat already authenticated)."""
-        return await self.run(game_id, [command], command_id, expected_version)
+        """A person's command for their seat. ``token``: the seat token it came with; the
+        append is refused unless that token holds the seat when it is stored."""
+        entry = await self._cached_or_load(game_id)
+        player = entry.state.players[command.seat]
+        if player is not None and player.left:
+            raise RuleViolation("not_a_person", "you left this seat: the bot plays it now")
+        return await self.run(
+            game_id,
+            [command],
+            command_id,
+            expected_version,
+            required_token=None if token is None else (command.seat, token_hash(token)),
+        )
 
     async def advance(self, game_id: str) -> CommandResult:
         """Store whatever the game owes itself (deals, bot moves, seed reveal), if anything.
         Any instance may call this at any time; racing calls never fork the game."""
         return await self.run(game_id, [])
+
+    async def fire_due(self, game_id: str) -> CommandResult | None:
+        """Do what time alone does to the game now (a turn's timeout, or a waiting table's
+        expiry), if it is due: decided on the game's version as stored, and appended at that
+        version with a command id naming it, so a move that lands first wins and two
+        instances can never fire the same timeout twice. None when nothing was due (the
+        game's due-index entry is corrected then)."""
+        now = self.clock()
+        entry = await self._fresh(game_id)
+        state = entry.state
+        command: Command
+        if state.phase == "seating" and state.expires_at is not None:
+            command = Expire()
+        elif state.deadline is not None and state.to_act is not None:
+            command = TimeOut(state.to_act)
+        else:
+            command = None  # type: ignore[assignment]
+        due = state.wakeup_at
+        if command is None or due is None or now < due:
+            await self.store.fix_due(game_id, state.version, Due(due))
+            return None
+        try:
+            return await self.run(
+                game_id, [command], f"due:{state.version}", expected_version=state.version
+            )
+        except (VersionConflict, RuleViolation):
+            return None  # someone moved first: the new state has its own deadline
+
+    async def rematch(self, game_id: str) -> CommandResult:
+        """Open the rematch of a finished game (the same one for everyone who asks): the same
+        rules and bots, each person's seat kept for them for a while. The old game records
+        the new table's id, so everyone following it learns where to go."""
+        state = await self.state(game_id)
+        if state.phase != "ended":
+            raise RuleViolation("wrong_phase", "a rematch follows the end of the game")
+        bots = [None if p is None or p.bot is None else p.bot for p in state.players]
+        people = tuple(seat for seat, kind in enumerate(bots) if kind is None)
+        new_id = _id_for_key(f"rematch:{game_id}")
+        created = await self.create_game(
+            state.rules,
+            bots,
+            f"rematch:{game_id}",
+            game_id=new_id,
+            rematch_of=game_id,
+            reserved=people,
+        )
+        try:
+            await self.run(game_id, [NoteRematch(new_id)], f"rematch:{new_id}")
+        except RuleViolation as exc:
+            if exc.code != "rematch_exists":
+                raise
+        return created
 
     async def run(
         self,
@@ -200,6 +349,7 @@ class GameService:
         command_id: str | None = None,
         expected_version: int | None = None,
         seat_token: tuple[int, str] | None = None,
+        required_token: tuple[int, str] | None = None,
     ) -> CommandResult:
         fingerprint = _fingerprint(commands) if command_id is not None else ""
         entry = await self._cached_or_load(game_id)
@@ -217,7 +367,13 @@ class GameService:
                     )
             try:
                 result = await self._append_decided(
-                    game_id, entry, commands, command_id, seat_token, fingerprint
+                    game_id,
+                    entry,
+                    commands,
+                    command_id,
+                    seat_token,
+                    fingerprint,
+                    required_token=required_token,
                 )
             except StoreRegressed:
                 entry = await self._fresh(game_id)
@@ -258,28 +414,55 @@ class GameService:
         command_id: str | None,
         seat_token: tuple[int, str] | None,
         fingerprint: str = "",
+        *,
+        required_token: tuple[int, str] | None = None,
+        now: int | None = None,
     ) -> CommandResult | None:
-        """Decide ``commands`` and what follows from them, and append it all at the state's
-        version. None on a conflict (the caller fast-forwards and tries again)."""
-        state, events = _decide_all(entry.state, commands)
-        state, owed = _decide_owed(state, entry.seed)
+        """Decide ``commands`` and what follows from them at the clock's time, and append it
+        all at the state's version, with the game's due-index entry. None on a conflict (the
+        caller fast-forwards and tries again)."""
+        at = self.clock() if now is None else now
+        state, events = _decide_all(entry.state, commands, at)
+        state, owed = _decide_owed(state, entry.seed, at)
         events.extend(owed)
         base = entry.state.version
         if not events:  # nothing was owed: an empty range, nothing stored
             return CommandResult(game_id, base + 1, base)
-        stored = encode_stamped(events, _now_ms())
+        stored = encode_events(events)
         outcome = await self.store.append(
-            game_id, base, stored, command_id, seat_token=seat_token, fingerprint=fingerprint
+            game_id,
+            base,
+            stored,
+            command_id,
+            seat_token=seat_token,
+            fingerprint=fingerprint,
+            due=Due(state.wakeup_at),
+            required_token=required_token,
         )
         if outcome.status == "ok":
             self._remember(game_id, _Cached(state, entry.seed))
-            if self.lobby is not None and Lobby.listing_changed(entry.state, state):
-                await self.lobby.note(game_id, state)
+            if base == 0 or Lobby.listing_changed(entry.state, state):
+                await self._note_listing(game_id, state)
             return CommandResult(game_id, base + 1, outcome.version, stored=tuple(stored))
         if outcome.status == "duplicate":
             _same_command(outcome, fingerprint)
             return CommandResult(game_id, outcome.first_version, outcome.version, duplicate=True)
+        if outcome.status == "rejected":
+            raise Unauthorized("this seat token no longer holds the seat")
         return None
+
+    async def _note_listing(self, game_id: str, state: State) -> None:
+        """Update the lobby after a stored command. The command stands whatever happens here:
+        a failure is logged, and the listing is repaired by the game's next change (or by
+        rebuilding the lobby from the streams)."""
+        if self.lobby is None:
+            return
+        try:
+            await self.lobby.note(game_id, state)
+        except Exception:
+            # Whatever failed (Redis, or a bug), the command was stored: never answer it
+            # with an error. Logged with its traceback, repaired by a later note or rebuild.
+            _log.warning("lobby update failed for game %s", game_id, exc_info=True)
 
     async def list_games(self, status: Status, cursor: str | None, limit: int) -> GamePage:
         if self.lobby is None:
@@ -311,29 +494,23 @@ def _decoded(stored: Sequence[StoredEvent]) -> list[Event]:
     return [decode_event(e.data) for e in stored]
 
 
-def _decide_all(state: State, commands: Sequence[Command]) -> tuple[State, list[Event]]:
+def _decide_all(state: State, commands: Sequence[Command], at: int) -> tuple[State, list[Event]]:
     events: list[Event] = []
     for command in commands:
-        state, produced = execute(state, command)
+        state, produced = execute(state, command, at)
         events.extend(produced)
     return state, events
 
 
-def _decide_owed(state: State, seed: str) -> tuple[State, list[Event]]:
-    """Everything the game does by itself from ``state`` until a person must act."""
+def _decide_owed(state: State, seed: str, at: int) -> tuple[State, list[Event]]:
+    """Everything the game does by itself from ``state`` until a person must act: deals,
+    bots' moves (for bots, and for people away, gone or just timed out), the seed reveal."""
     events: list[Event] = []
     while True:
-        command: Command | None = due_system_command(state, seed)
+        command = owed_command(state, seed, _bot_rng)
         if command is None:
-            seat = state.to_act
-            if seat is None:
-                return state, events
-            player = state.players[seat]
-            if player is None or player.bot is None:
-                return state, events
-            bot: Callable[..., Command] = BOTS[player.bot]
-            command = bot(view(state, seat), _bot_rng)
-        state, produced = execute(state, command)
+            return state, events
+        state, produced = execute(state, command, at)
         events.extend(produced)
 
 

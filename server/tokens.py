@@ -8,6 +8,7 @@ constant-time.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import re
@@ -22,6 +23,14 @@ class TokenClaim(NamedTuple):
 
 def new_token(game_id: str, seat: int) -> str:
     return f"{game_id}.{seat}.{secrets.token_urlsafe(32)}"
+
+
+def derived_token(game_id: str, seat: int, key: str, idempotency_key: str) -> str:
+    """The token of a seating retried with the same ``Idempotency-Key``: the same token
+    again, never stored. ``key`` is the game's own secret (never revealed): without it a
+    key alone gives nothing, and another client's key gives another token."""
+    secret = hmac.digest(bytes.fromhex(key), f"seat:{seat}:{idempotency_key}".encode(), "sha256")
+    return f"{game_id}.{seat}.{base64.urlsafe_b64encode(secret).rstrip(b'=').decode()}"
 
 
 def token_hash(token: str) -> str:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Any
 
 from litestar import Request
 
 from server.errors import Forbidden, Unauthorized
 from server.store import RedisEventStore
-from server.tokens import claim_of, matches, token_hash
+from server.tokens import TokenClaim, claim_of, matches
 
 
 def token_of(request: Request[Any, Any, Any]) -> str | None:
@@ -30,14 +29,14 @@ def token_of(request: Request[Any, Any, Any]) -> str | None:
 class SeatAuth:
     """Checks seat tokens against their stored hashes.
 
-    Tokens cannot be revoked, so a verified one is remembered (by its hash, never in clear)
-    and later requests skip the Redis round trip.
+    Nothing is remembered between requests: a seat changes hands (a person leaves and another
+    takes over; a rematch), and Redis may be restored to an older backup, so a token that was
+    good a minute ago may not be now. Reads check the stored hash (one HGET); commands are
+    checked inside the append itself (see ``GameService.play``), which costs no extra trip.
     """
 
-    def __init__(self, store: RedisEventStore, memory: int = 50_000) -> None:
+    def __init__(self, store: RedisEventStore) -> None:
         self._store = store
-        self._verified: OrderedDict[str, tuple[str, int]] = OrderedDict()
-        self._memory = memory
 
     async def seat_of(self, game_id: str, token: str | None, *, required: bool) -> int | None:
         """The seat ``token`` proves for ``game_id``; None for a spectator (no token and not
@@ -46,28 +45,30 @@ class SeatAuth:
             if required:
                 raise Unauthorized("this action needs the seat's token")
             return None
-        claim = await self._verify(token)
-        if claim[0] != game_id:
-            raise Forbidden("this token is for another game")
-        return claim[1]
+        claim = self.claim(game_id, token)
+        await self.verify(claim, token)
+        return claim.seat
 
-    async def require_seat(self, game_id: str, seat: int, token: str | None) -> None:
-        actual = await self.seat_of(game_id, token, required=True)
-        if actual != seat:
-            raise Forbidden(f"this token is for seat {actual}, not seat {seat}")
-
-    async def _verify(self, token: str) -> tuple[str, int]:
-        digest = token_hash(token)
-        known = self._verified.get(digest)
-        if known is not None:
-            return known
+    def claim(self, game_id: str, token: str | None) -> TokenClaim:
+        """What ``token`` says it is for, checked for form and game only (no Redis): 401 if
+        it is no seat token, 403 if it names another game."""
+        if token is None:
+            raise Unauthorized("this action needs the seat's token")
         claim = claim_of(token)
         if claim is None:
             raise Unauthorized("not a seat token")
+        if claim.game_id != game_id:
+            raise Forbidden("this token is for another game")
+        return claim
+
+    def claim_seat(self, game_id: str, seat: int, token: str | None) -> TokenClaim:
+        claim = self.claim(game_id, token)
+        if claim.seat != seat:
+            raise Forbidden(f"this token is for seat {claim.seat}, not seat {seat}")
+        return claim
+
+    async def verify(self, claim: TokenClaim, token: str) -> None:
+        """401 unless ``token`` is the one stored for the seat it claims, now."""
         stored = await self._store.seat_token_hash(claim.game_id, claim.seat)
         if not matches(token, stored):
             raise Unauthorized("unknown seat token")
-        self._verified[digest] = (claim.game_id, claim.seat)
-        while len(self._verified) > self._memory:
-            self._verified.popitem(last=False)
-        return claim.game_id, claim.seat

@@ -9,15 +9,34 @@ from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import ResponseHeader
 from litestar.params import Parameter
 
-from domain import Beg, GiveOne, Play, PlayerCommand, RunPack, Stand, View, view
+from domain import (
+    Abort,
+    Beg,
+    ComeBack,
+    GiveOne,
+    Leave,
+    Play,
+    PlayerCommand,
+    Resign,
+    RuleViolation,
+    RunPack,
+    SeatCommand,
+    Stand,
+    State,
+    StepAway,
+    View,
+    view,
+)
 from server.api.auth import token_of
 from server.api.context import AppContext
 from server.api.docs import CREATED_LINKS, SEAT_LINKS, problems, with_links
 from server.api.models import (
     REPLAY_FORMAT,
     REPLAY_FORMAT_VERSION,
+    AbortCommand,
     AddBot,
     BegCommand,
+    ComeBackCommand,
     CommandAccepted,
     CommandBody,
     CreateGame,
@@ -25,15 +44,18 @@ from server.api.models import (
     EventPage,
     GameRef,
     GiveOneCommand,
+    LeaveCommand,
     PlayCommand,
     Replay,
+    ResignCommand,
     RunPackCommand,
     SeatGranted,
     StandCommand,
+    StepAwayCommand,
     TakeSeat,
 )
 from server.codec import decode_event, redact_bytes
-from server.errors import GameNotFinished
+from server.errors import Forbidden, GameNotFinished, SeatMismatch
 from server.lobby import GamePage, Status
 
 GameId = Annotated[str, Parameter(pattern=r"^[A-Za-z0-9_-]{1,64}$", description="The game's id")]
@@ -47,6 +69,17 @@ IdempotencyKey = Annotated[
         max_length=200,
         description="A client-chosen id: a retry with the same key returns the first outcome "
         "instead of acting twice.",
+    ),
+]
+SeatingKey = Annotated[
+    str | None,
+    Parameter(
+        header="Idempotency-Key",
+        required=False,
+        min_length=16,
+        max_length=200,
+        description="A random client-chosen key (at least 16 characters): a retry with the "
+        "same key and body after a lost answer returns the same seat token.",
     ),
 ]
 SeatToken = Annotated[
@@ -69,18 +102,34 @@ SEAT_REQUIRED: list[dict[str, list[str]]] = [{"seatToken": []}]
 SEAT_OPTIONAL: list[dict[str, list[str]]] = [{"seatToken": []}, {}]
 """Reads work without a token too (as a spectator); with one, as that seat."""
 
-_SIMPLE_COMMANDS: dict[type[Any], type[Stand | Beg | GiveOne | RunPack]] = {
+_SIMPLE_COMMANDS: dict[type[Any], type[Stand | Beg | GiveOne | RunPack | SeatCommand]] = {
     StandCommand: Stand,
     BegCommand: Beg,
     GiveOneCommand: GiveOne,
     RunPackCommand: RunPack,
+    StepAwayCommand: StepAway,
+    ComeBackCommand: ComeBack,
+    LeaveCommand: Leave,
+    ResignCommand: Resign,
+    AbortCommand: Abort,
 }
 
 
-def domain_command(body: CommandBody, seat: int) -> PlayerCommand:
+def domain_command(body: CommandBody, seat: int) -> PlayerCommand | SeatCommand:
+    if body.seat is not None and body.seat != seat:
+        raise SeatMismatch(f"the body names seat {body.seat}, the path seat {seat}")
     if isinstance(body, PlayCommand):
         return Play(seat, body.card)
     return _SIMPLE_COMMANDS[type(body)](seat)
+
+
+def seen_by(state: State, seat: int | None) -> int | None:
+    """Whom a verified seat token shows the game to: its seat, or the spectator's view once
+    its person has left the seat (the bot's hand is not theirs to see)."""
+    if seat is None:
+        return None
+    player = state.players[seat]
+    return seat if player is not None and player.person_present else None
 
 
 def envelopes(
@@ -169,8 +218,9 @@ class GamesController(Controller):
             ),
         ] = None,
     ) -> Response[View]:
-        viewer = await ctx.auth.seat_of(game_id, token_of(request), required=False)
+        seat = await ctx.auth.seat_of(game_id, token_of(request), required=False)
         state = await ctx.service.state(game_id)
+        viewer = seen_by(state, seat)
         etag = f'W/"{state.version}-{"s" if viewer is None else viewer}"'
         headers = {"ETag": etag, "Cache-Control": "no-cache"}
         # Weak comparison (RFC 9110 13.1.2): W/"12-0" and "12-0" name the same view.
@@ -183,16 +233,67 @@ class GamesController(Controller):
         "/{game_id:str}/seats/{seat:int}",
         operation_id="takeSeat",
         operation_class=with_links(**SEAT_LINKS),
-        summary="Take an open seat",
-        description="Returns the seat token, once: keep it, it cannot be shown again.",
+        security=SEAT_OPTIONAL,
+        summary="Take an open seat, take over a seat left or away, or claim a rematch seat",
+        description="Returns the seat token, once: keep it. With an ``Idempotency-Key`` (use "
+        "a random one, at least 16 characters: it works as a secret), a retry after a lost "
+        "answer returns the same token (``duplicate: true``); the server keeps only the "
+        "token's hash and derives the token again from the key and a secret of the game. A "
+        "seat whose person left, or who is away, may be taken over by a new person. On a "
+        "rematch table, a seat is kept for the person who held it in the old game until the "
+        "table's ``reserved_until``: claim it by sending that old seat token as "
+        "``Authorization: Bearer``; anyone else gets 409 ``seat_reserved`` until then.",
         status_code=201,
-        responses=problems(400, 404, 409, 413, 429, 503),
+        responses=problems(400, 401, 403, 404, 409, 413, 429, 503),
     )
     async def take_seat(
-        self, game_id: GameId, seat: SeatPath, data: TakeSeat, ctx: AppContext
+        self,
+        request: Request[Any, Any, Any],
+        game_id: GameId,
+        seat: SeatPath,
+        data: TakeSeat,
+        ctx: AppContext,
+        idempotency_key: SeatingKey = None,
     ) -> SeatGranted:
-        grant = await ctx.service.take_seat(game_id, seat, data.name)
-        return SeatGranted(grant.game_id, grant.seat, grant.token, grant.version)
+        claim = await self._rematch_claim(ctx, game_id, seat, token_of(request))
+        grant = await ctx.service.take_seat(
+            game_id, seat, data.name, idempotency_key=idempotency_key, claim=claim
+        )
+        return SeatGranted(grant.game_id, grant.seat, grant.token, grant.version, grant.duplicate)
+
+    @staticmethod
+    async def _rematch_claim(ctx: AppContext, game_id: str, seat: int, old: str | None) -> bool:
+        """Whether ``old`` proves its bearer held ``seat`` in the game this table is a
+        rematch of (no token: no claim; a token that proves nothing: 401/403)."""
+        if old is None:
+            return False
+        state = await ctx.service.state(game_id)
+        if state.rematch_of is None:
+            raise Forbidden("this table is no rematch: seat tokens of other games mean nothing")
+        await ctx.auth.seat_of(state.rematch_of, old, required=True)
+        ctx.auth.claim_seat(state.rematch_of, seat, old)
+        return True
+
+    @post(
+        "/{game_id:str}/rematch",
+        operation_id="createRematch",
+        operation_class=with_links(**CREATED_LINKS),
+        security=SEAT_REQUIRED,
+        summary="Open the rematch of a finished game",
+        description="Any person of the finished game (their seat token) may ask; everyone "
+        "gets the same new table: the same rules and bots, and each person's seat kept for "
+        "them for a while (claim it with the old token: see takeSeat). The old game records "
+        "``RematchCreated`` with the new id, so every viewer and stream of it learns where "
+        "to go. 409 ``wrong_phase`` before the end.",
+        status_code=201,
+        responses=problems(400, 401, 403, 404, 409, 413, 429, 503),
+    )
+    async def create_rematch(
+        self, request: Request[Any, Any, Any], game_id: GameId, ctx: AppContext
+    ) -> GameRef:
+        await ctx.auth.seat_of(game_id, token_of(request), required=True)
+        result = await ctx.service.rematch(game_id)
+        return GameRef(result.game_id, result.version, result.duplicate)
 
     @post(
         "/{game_id:str}/seats/{seat:int}/bot",
@@ -227,19 +328,28 @@ class GamesController(Controller):
         ctx: AppContext,
         idempotency_key: IdempotencyKey = None,
     ) -> CommandAccepted:
-        await ctx.auth.require_seat(game_id, seat, token_of(request))
+        token = token_of(request)
+        claim = ctx.auth.claim_seat(game_id, seat, token)
+        assert token is not None
+        command = domain_command(data, seat)
         kind = type(data).__struct_config__.tag
         outcome = "error"
         try:
             with ctx.metrics.store_latency.time():
                 result = await ctx.service.play(
                     game_id,
-                    domain_command(data, seat),
+                    command,
                     # Keys are the client's: two seats may well both count 1, 2, 3...
-                    None if idempotency_key is None else f"seat{seat}:{idempotency_key}",
-                    data.expected_version,
+                    command_id=None if idempotency_key is None else f"seat{seat}:{idempotency_key}",
+                    expected_version=data.expected_version,
+                    token=token,  # checked where the command is stored, in the same step
                 )
             outcome = "duplicate" if result.duplicate else "ok"
+        except RuleViolation as exc:
+            outcome = exc.code
+            # A refusal may tell something about the seat's hand: only its holder hears it.
+            await ctx.auth.verify(claim, token)
+            raise
         except Exception as exc:
             outcome = getattr(exc, "code", "error")
             raise
@@ -250,12 +360,15 @@ class GamesController(Controller):
             count = result.version - result.first_version + 1
             events = await ctx.service.read_events(game_id, result.first_version - 1, count)
             stored = [e.data for e in events]
+        state = await ctx.service.state_after(game_id, result.version)
+        viewer = seen_by(state, seat)
         return CommandAccepted(
             game_id=game_id,
             first_version=result.first_version,
             version=result.version,
             duplicate=result.duplicate,
-            events=envelopes(result.first_version, stored, seat),
+            events=envelopes(result.first_version, stored, viewer),
+            view=view(state, viewer),
         )
 
     @get(
@@ -276,7 +389,8 @@ class GamesController(Controller):
         limit: Annotated[int, Parameter(ge=1, le=1000)] = 200,
         token: SeatToken = None,
     ) -> EventPage:
-        viewer = await ctx.auth.seat_of(game_id, token_of(request), required=False)
+        seat = await ctx.auth.seat_of(game_id, token_of(request), required=False)
+        viewer = seen_by(await ctx.service.state(game_id), seat)
         stored = await ctx.service.read_events(game_id, after, limit)
         if not stored:
             return EventPage(game_id, (), after)

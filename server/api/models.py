@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from domain import CODES, Event, Rules
+from domain import CODES, Event, Rules, View
 
 CardCode = Literal[CODES]  # type: ignore[valid-type]
 """Every card's short code, e.g. ``"TC"`` (ten of clubs) or ``"AS"``: an enum in the spec."""
@@ -43,8 +43,11 @@ class SeatGranted(msgspec.Struct, frozen=True):
     game_id: str
     seat: int
     token: str
-    """The seat's secret: send it as ``Authorization: Bearer <token>``. Shown only once."""
+    """The seat's secret: send it as ``Authorization: Bearer <token>``. Shown only once,
+    except to a retry with the same ``Idempotency-Key``, which gets the same token again."""
     version: int
+    duplicate: bool = False
+    """True when this answers a retry (same ``Idempotency-Key``) of a seating that happened."""
 
 
 class AddBot(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -60,8 +63,9 @@ class _Body(
     """If given, the command is refused with 409 ``version_conflict`` unless the game is
     exactly at this version."""
     seat: int | None = None
-    """Ignored: the path's seat acts (its token proves it). Accepted so that a client can
-    send an entry of its view's ``legal_actions`` back as it is."""
+    """Optional: the path's seat acts (its token proves it). Accepted so that a client can
+    send an entry of its view's ``legal_actions`` back as it is; if given, it must be the
+    path's seat (else 400 ``seat_mismatch``)."""
 
 
 class StandCommand(_Body, frozen=True, tag="stand"):
@@ -84,7 +88,39 @@ class PlayCommand(_Body, frozen=True, tag="play"):
     card: CardCode
 
 
-CommandBody = StandCommand | BegCommand | GiveOneCommand | RunPackCommand | PlayCommand
+class StepAwayCommand(_Body, frozen=True, tag="step_away"):
+    """Step away: the bot plays your seat at once until you come back (``come_back``)."""
+
+
+class ComeBackCommand(_Body, frozen=True, tag="come_back"):
+    """Come back after stepping away or being marked away after timeouts."""
+
+
+class LeaveCommand(_Body, frozen=True, tag="leave"):
+    """Leave the seat: before the start it opens again; after, the bot plays it to the end
+    (and a new person may take it over)."""
+
+
+class ResignCommand(_Body, frozen=True, tag="resign"):
+    """Your team gives up: the other team wins at once."""
+
+
+class AbortCommand(_Body, frozen=True, tag="abort"):
+    """Close the table: only before the first card of the game is played."""
+
+
+CommandBody = (
+    StandCommand
+    | BegCommand
+    | GiveOneCommand
+    | RunPackCommand
+    | PlayCommand
+    | StepAwayCommand
+    | ComeBackCommand
+    | LeaveCommand
+    | ResignCommand
+    | AbortCommand
+)
 
 
 class EventEnvelope(msgspec.Struct, frozen=True):
@@ -101,6 +137,9 @@ class CommandAccepted(msgspec.Struct, frozen=True):
     """True when this Idempotency-Key was already applied: the original outcome is returned."""
     events: tuple[EventEnvelope, ...]
     """The events this command stored, as the acting seat may see them."""
+    view: View
+    """The acting seat's view right after this command (its hand, legal actions and
+    deadline): no extra request is needed to keep playing."""
 
 
 class EventPage(msgspec.Struct, frozen=True):

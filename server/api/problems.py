@@ -59,6 +59,7 @@ REQUEST_CODES = (
     "unavailable",
     "busy",
     "invalid_request",
+    "seat_mismatch",
     "method_not_allowed",
     "payload_too_large",
     "internal",
@@ -164,11 +165,13 @@ def _to_problem(request: Request[Any, Any, Any], exc: Exception) -> Response[Pro
         return problem_response(
             request, 429, "rate_limited", "slow down", retry_after=exc.retry_after
         )
-    if isinstance(exc, StoreError):
+    if isinstance(exc, StoreUnavailable):
         detail = "the event store is unavailable; retry shortly"
-        if not isinstance(exc, StoreUnavailable):
-            _log.warning("store error: %s", exc)
         return problem_response(request, 503, "unavailable", detail, retry_after=1)
+    if isinstance(exc, StoreError):
+        # Not an outage (a script error, a key of the wrong type...): a bug, with its trace.
+        _log.error("store error on %s", request.url.path, exc_info=exc)
+        return problem_response(request, 500, "internal", "an unexpected error occurred")
     if isinstance(exc, ValidationException):
         if _is_unknown_card(exc):
             # The card enum is checked while parsing the body, before the rules see it: keep

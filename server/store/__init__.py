@@ -27,7 +27,7 @@ from .errors import (
 from .hub import SubscriptionHub
 from .keys import bell_channel, cmds_key, events_key
 from .lua import APPEND_SCRIPT_SHA
-from .model import AppendResult, AppendStatus, StoredEvent
+from .model import AppendResult, AppendStatus, Due, DueUpdate, StoredEvent
 from .port import EventReader, EventStore, EventSubscription
 from .redis_store import REDIS_ERRORS, RedisEventStore, connect_store
 from .subscription import Subscription
@@ -38,6 +38,8 @@ __all__ = [
     "AppendResult",
     "AppendStatus",
     "ClusterSubscriptionHub",
+    "Due",
+    "DueUpdate",
     "EventReader",
     "EventStore",
     "EventSubscription",

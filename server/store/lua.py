@@ -11,6 +11,13 @@ so the length *is* the top id's version. XLEN is O(1) and copies no payload (unl
 COUNT 1); should an entry ever be deleted behind our back, the explicit-id XADD would be refused
 (id not above the top) instead of silently forking versions.
 
+The script also keeps the game's entry in the due-index (a sorted set of game ids scored by the
+time at which time alone next changes the game: a turn deadline or a table's expiry; see
+:mod:`server.deadlines`), in the same atomic call as the events, so no crash between the two
+can lose a deadline. And it can check a seat token's hash against the stored one before
+writing, so a command is only ever stored with the token that holds the seat *now* (not one a
+process cached before the seat changed hands, or before Redis was restored from a backup).
+
 On a Redis Cluster the script also PUBLISHes the new version on the game's doorbell channel
 (:func:`~server.store.keys.bell_channel`), last, after every write: that is how the cluster hub
 learns that a stream grew (see :mod:`server.store.cluster_hub`). All keys it touches carry the
@@ -22,19 +29,31 @@ from __future__ import annotations
 import hashlib
 from typing import Final
 
-__all__ = ["APPEND_LUA", "APPEND_SCRIPT_SHA", "CONFLICT", "DUPLICATE", "OK"]
+__all__ = [
+    "APPEND_LUA",
+    "APPEND_SCRIPT_SHA",
+    "CONFLICT",
+    "DUE_FIX_LUA",
+    "DUPLICATE",
+    "OK",
+    "TOKEN_REJECTED",
+]
 
 # Status codes of the script's reply: {status, version, first_version[, fingerprint]}.
 OK: Final = 0
 CONFLICT: Final = 1
 DUPLICATE: Final = 2
+TOKEN_REJECTED: Final = 3
 
 APPEND_LUA: Final = """
--- KEYS[1] events stream, KEYS[2] command-id hash, KEYS[3] seat-token hash
+-- KEYS[1] events stream, KEYS[2] command-id hash, KEYS[3] seat-token hash, KEYS[4] due-index
 -- ARGV[1] expected version, ARGV[2] command id ('' = none),
--- ARGV[3] seat ('' = none), ARGV[4] that seat's token hash,
+-- ARGV[3] seat ('' = none), ARGV[4] that seat's new token hash,
 -- ARGV[5] channel to announce the new version on ('' = none),
--- ARGV[6] the command's fingerprint (recorded with its id), ARGV[7..n] event bytes
+-- ARGV[6] the command's fingerprint (recorded with its id),
+-- ARGV[7] due-index score: '' = leave as is, '-' = remove, else ms; ARGV[8] the game id,
+-- ARGV[9] seat whose token must match ('' = no check), ARGV[10] that token's hash,
+-- ARGV[11..n] event bytes
 local cmd = ARGV[2]
 if cmd ~= '' then
   local seen = redis.call('HGET', KEYS[2], cmd)
@@ -44,14 +63,17 @@ if cmd ~= '' then
   end
 end
 local version = redis.call('XLEN', KEYS[1])
+if ARGV[9] ~= '' and redis.call('HGET', KEYS[3], ARGV[9]) ~= ARGV[10] then
+  return {3, version, 0}
+end
 if version ~= tonumber(ARGV[1]) then
   return {1, version, 0}
 end
 -- All checks passed: from here on, only writes.
 local first = version + 1
-for i = 7, #ARGV do
+for i = 11, #ARGV do
   version = version + 1
-  if i == 7 and cmd ~= '' then
+  if i == 11 and cmd ~= '' then
     redis.call('XADD', KEYS[1], version .. '-0', 'e', ARGV[i], 'c', cmd)
   else
     redis.call('XADD', KEYS[1], version .. '-0', 'e', ARGV[i])
@@ -63,10 +85,31 @@ end
 if ARGV[3] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[3], ARGV[4])
 end
+if ARGV[7] == '-' then
+  redis.call('ZREM', KEYS[4], ARGV[8])
+elseif ARGV[7] ~= '' then
+  redis.call('ZADD', KEYS[4], ARGV[7], ARGV[8])
+end
 if ARGV[5] ~= '' then
   redis.call('PUBLISH', ARGV[5], version)
 end
 return {0, version, first}
+"""
+
+DUE_FIX_LUA: Final = """
+-- Correct a game's due-index entry, but only if the game is still at the version the
+-- correction was decided on: otherwise an append since then has set the entry already, and
+-- overwriting it with an older view could lose a deadline.
+-- KEYS[1] events stream, KEYS[2] due-index; ARGV[1] version, ARGV[2] '-' or score, ARGV[3] id
+if redis.call('XLEN', KEYS[1]) ~= tonumber(ARGV[1]) then
+  return 0
+end
+if ARGV[2] == '-' then
+  redis.call('ZREM', KEYS[2], ARGV[3])
+else
+  redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
+end
+return 1
 """
 
 # What EVALSHA sends (tests use it to see the script cache emptied by a restart).

@@ -6,9 +6,9 @@ from typing import Literal
 
 import msgspec
 
-__all__ = ["AppendResult", "AppendStatus", "StoredEvent"]
+__all__ = ["AppendResult", "AppendStatus", "Due", "DueUpdate", "StoredEvent"]
 
-AppendStatus = Literal["ok", "conflict", "duplicate"]
+AppendStatus = Literal["ok", "conflict", "duplicate", "rejected"]
 
 
 class StoredEvent(msgspec.Struct, frozen=True, gc=False):
@@ -32,6 +32,8 @@ class AppendResult(msgspec.Struct, frozen=True, gc=False):
     - ``duplicate``: nothing written; this command id was applied before, as versions
       ``first_version..version``. Treat it as success: it is how a retried append learns that
       its first attempt went through.
+    - ``rejected``: nothing written; the seat token the append required no longer holds the
+      seat (someone took it over, or the store was restored to a time before it was issued).
     """
 
     status: AppendStatus
@@ -40,3 +42,14 @@ class AppendResult(msgspec.Struct, frozen=True, gc=False):
     fingerprint: str = ""
     """With ``duplicate``: the fingerprint recorded with the command id the first time, so a
     caller can tell a true retry from the same id reused for a different command."""
+
+
+class Due(msgspec.Struct, frozen=True, gc=False):
+    """A game's entry in the due-index: when time alone next changes it (ms since the epoch),
+    or None for no entry (nobody on the clock, no table waiting to expire)."""
+
+    at: int | None
+
+
+DueUpdate = Due | None
+"""What an append does to the due-index: set or remove the entry (a ``Due``), or nothing."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from typing import Protocol
 
-from .model import AppendResult, StoredEvent
+from .model import AppendResult, Due, DueUpdate, StoredEvent
 
 __all__ = ["EventReader", "EventStore", "EventSubscription"]
 
@@ -54,6 +54,8 @@ class EventStore(Protocol):
         *,
         seat_token: tuple[int, str] | None = None,
         fingerprint: str = "",
+        due: DueUpdate = None,
+        required_token: tuple[int, str] | None = None,
     ) -> AppendResult: ...
 
     async def read(
@@ -68,9 +70,13 @@ class EventStore(Protocol):
 
     async def seat_token_hash(self, game_id: str, seat: int) -> str | None: ...
 
-    async def put_secret(self, game_id: str, secret: str) -> str: ...
+    async def put_secret(self, game_id: str, secret: str, *, name: str = "secret") -> str: ...
 
-    async def get_secret(self, game_id: str) -> str | None: ...
+    async def get_secret(self, game_id: str, *, name: str = "secret") -> str | None: ...
+
+    async def due_games(self, now_ms: int, limit: int = 200) -> list[tuple[str, int]]: ...
+
+    async def fix_due(self, game_id: str, version: int, due: Due) -> bool: ...
 
     def subscribe(self, game_id: str, after: int = 0) -> EventSubscription: ...
 

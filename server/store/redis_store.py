@@ -46,9 +46,19 @@ from .cluster_hub import ClusterSubscriptionHub
 from .entries import decode_entry
 from .errors import StoreError, StoreUnavailable
 from .hub import SubscriptionHub, server_connector
-from .keys import bell_channel, cmds_key, events_key, seats_key, secret_key, validate_game_id
-from .lua import APPEND_LUA, CONFLICT, OK
-from .model import AppendResult, StoredEvent
+from .keys import (
+    DUE_KEY,
+    bell_channel,
+    cluster_due_keys,
+    cmds_key,
+    due_key,
+    events_key,
+    seats_key,
+    secret_key,
+    validate_game_id,
+)
+from .lua import APPEND_LUA, CONFLICT, DUE_FIX_LUA, OK, TOKEN_REJECTED
+from .model import AppendResult, Due, DueUpdate, StoredEvent
 from .subscription import Subscription
 from .watermarks import Watermarks
 
@@ -81,6 +91,13 @@ def store_error(exc: BaseException) -> StoreError:
     return StoreError(f"redis error: {exc}")
 
 
+def _due_arg(due: DueUpdate) -> str:
+    """The append script's due-index argument: '' leaves it, '-' removes, else the score."""
+    if due is None:
+        return ""
+    return "-" if due.at is None else str(due.at)
+
+
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
@@ -111,6 +128,7 @@ class RedisEventStore:
         # redis-py's Script does EVALSHA and, on NOSCRIPT (e.g. after a Redis restart emptied
         # the script cache), SCRIPT LOAD (on every master, on a cluster) and one more EVALSHA.
         self._append_script = commands.register_script(APPEND_LUA)
+        self._due_fix_script = commands.register_script(DUE_FIX_LUA)
         self.cluster = isinstance(commands, RedisCluster)
         self.hub: SubscriptionHub
         if isinstance(commands, RedisCluster):
@@ -148,6 +166,8 @@ class RedisEventStore:
         *,
         seat_token: tuple[int, str] | None = None,
         fingerprint: str = "",
+        due: DueUpdate = None,
+        required_token: tuple[int, str] | None = None,
     ) -> AppendResult:
         """Append ``events`` as versions ``expected_version + 1 ...``, all or nothing.
 
@@ -158,6 +178,11 @@ class RedisEventStore:
         another command. ``seat_token`` = (seat, token hash) is stored with the events,
         atomically, when a person takes a seat (outside the log: the log is public once the
         game ends).
+
+        ``due`` updates the game's due-index entry in the same atomic call: a ``Due`` with the
+        time (ms) at which time alone next changes the game, ``Due(None)`` to remove the entry,
+        None to leave it as it is. ``required_token`` = (seat, token hash): nothing is written
+        (status ``rejected``) unless that seat's stored token hash is this one, now.
 
         Raises :class:`StoreRegressed` when the store reports a version below one this process
         has already seen. A caller holding a cached version should also treat a ``conflict``
@@ -173,10 +198,16 @@ class RedisEventStore:
         seen = self._watermarks.get(game_id)
         try:
             seat, token_hash = seat_token if seat_token is not None else ("", "")
+            checked_seat, checked_hash = required_token if required_token else ("", "")
             # The script rings the game's doorbell for the subscription hubs.
             bell = bell_channel(game_id)
             reply: list[Any] = await self._append_script(
-                keys=(events_key(game_id), cmds_key(game_id), seats_key(game_id)),
+                keys=(
+                    events_key(game_id),
+                    cmds_key(game_id),
+                    seats_key(game_id),
+                    due_key(game_id, cluster=self.cluster),
+                ),
                 args=(
                     expected_version,
                     command_id or "",
@@ -184,6 +215,10 @@ class RedisEventStore:
                     token_hash,
                     bell,
                     fingerprint,
+                    _due_arg(due),
+                    game_id,
+                    checked_seat,
+                    checked_hash,
                     *events,
                 ),
             )
@@ -196,6 +231,8 @@ class RedisEventStore:
         if status == CONFLICT:
             self._watermarks.check(game_id, version, seen)
             return AppendResult("conflict", version, 0)
+        if status == TOKEN_REJECTED:
+            return AppendResult("rejected", version, 0)
         self._watermarks.note(game_id, version)
         recorded = reply[3] if len(reply) > 3 else b""
         return AppendResult("duplicate", version, first, _text(recorded))
@@ -262,13 +299,13 @@ class RedisEventStore:
             raise store_error(exc) from exc
         return raw.decode() if raw is not None else None
 
-    async def put_secret(self, game_id: str, secret: str) -> str:
+    async def put_secret(self, game_id: str, secret: str, *, name: str = "secret") -> str:
         """Store the game's secret unless one exists; return the one that is stored.
 
         Set-once, so a retried game creation gets the first secret back and commits to it.
         """
         validate_game_id(game_id)
-        key = secret_key(game_id)
+        key = secret_key(game_id, name)
         try:
             async with self._redis.pipeline(transaction=False) as pipe:
                 pipe.set(key, secret, nx=True)
@@ -278,10 +315,10 @@ class RedisEventStore:
             raise store_error(exc) from exc
         return bytes(stored).decode()
 
-    async def get_secret(self, game_id: str) -> str | None:
+    async def get_secret(self, game_id: str, *, name: str = "secret") -> str | None:
         validate_game_id(game_id)
         try:
-            raw: Any = await self._redis.get(secret_key(game_id))
+            raw: Any = await self._redis.get(secret_key(game_id, name))
         except REDIS_ERRORS as exc:
             raise store_error(exc) from exc
         return raw.decode() if raw is not None else None
@@ -300,6 +337,37 @@ class RedisEventStore:
             return None
         last, first, *recorded = raw.decode().split(":", 2)
         return AppendResult("duplicate", int(last), int(first), recorded[0] if recorded else "")
+
+    async def due_games(self, now_ms: int, limit: int = 200) -> list[tuple[str, int]]:
+        """Games whose due-index time is at or before ``now_ms``: (game id, due time), the
+        most overdue first, at most ``limit`` per index. Only a hint: the game's log decides."""
+        keys = cluster_due_keys() if self.cluster else (DUE_KEY,)
+        try:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for key in keys:
+                    pipe.zrangebyscore(key, "-inf", now_ms, start=0, num=limit, withscores=True)
+                replies: list[Any] = await pipe.execute()
+        except REDIS_ERRORS as exc:
+            raise store_error(exc) from exc
+        due = [(_text(member), int(score)) for rows in replies for member, score in rows]
+        due.sort(key=lambda pair: pair[1])
+        return due
+
+    async def fix_due(self, game_id: str, version: int, due: Due) -> bool:
+        """Set the game's due-index entry to ``due`` if the game is still at ``version``.
+
+        For an entry found stale (the game moved on without it): only the version the fix was
+        decided on may write it, or a newer append's entry could be overwritten. True if set.
+        """
+        validate_game_id(game_id)
+        try:
+            done: Any = await self._due_fix_script(
+                keys=(events_key(game_id), due_key(game_id, cluster=self.cluster)),
+                args=(version, _due_arg(due), game_id),
+            )
+        except REDIS_ERRORS as exc:
+            raise store_error(exc) from exc
+        return bool(done)
 
     async def ping(self) -> None:
         """Raise :class:`StoreUnavailable` unless Redis (every master of a cluster) answers."""

@@ -162,13 +162,13 @@ class Game:
 
     # --- driving --------------------------------------------------------------------------
 
-    def do(self, *commands: Command) -> list[Event]:
-        """Apply commands in turn; the events of all of them."""
+    def do(self, *commands: Command, at: int = 0) -> list[Event]:
+        """Apply commands in turn, given at time ``at``; the events of all of them."""
         produced: list[Event] = []
         for command in commands:
-            events = decide(self.state, command)
+            events = decide(self.state, command, at)
             after = fold(events, self.state)
-            assert execute(self.state, command) == (after, events)
+            assert execute(self.state, command, at) == (after, events)
             self.state = after
             self.log.extend(events)
             self.referee.see_all(events)
@@ -208,22 +208,22 @@ class Game:
             produced.extend(self.do((pick or (lambda ps: ps[0]))(plays)))
         return produced
 
-    def refuse(self, command: Command, code: str) -> RuleViolation:
+    def refuse(self, command: Command, code: str, at: int = 0) -> RuleViolation:
         """Assert ``command`` is refused with ``code`` and changes nothing."""
-        error = self.refuse_any(command)
+        error = self.refuse_any(command, at)
         assert error.code == code, f"{command!r}: {error!r}, expected {code}"
         return error
 
-    def refuse_any(self, command: Command) -> RuleViolation:
+    def refuse_any(self, command: Command, at: int = 0) -> RuleViolation:
         """Assert ``command`` is refused (with any code) and changes nothing."""
         before = self.state
         copy = msgspec.structs.replace(before)
         encoded = msgspec.json.encode(before)
         with pytest.raises(RuleViolation) as info:
-            decide(before, command)
+            decide(before, command, at)
         assert info.value.code in VIOLATION_CODES
         with pytest.raises(RuleViolation):
-            execute(before, command)
+            execute(before, command, at)
         assert before == copy
         assert msgspec.json.encode(before) == encoded
         assert fold(self.log) == before

@@ -15,18 +15,25 @@ from domain import (
     CardPlayed,
     Dealt,
     Event,
+    GameAborted,
     GameCreated,
     GameEnded,
     GaveOne,
     HandScored,
     PackRun,
     PlayerJoined,
+    PlayerLeft,
+    PlayerReplaced,
     Redealt,
+    RematchCreated,
     Revealed,
+    SeatAway,
+    SeatBack,
     SeedRevealed,
     Stood,
     TrickWon,
     TrumpSet,
+    TurnTimedOut,
 )
 from domain.rules import Rules
 
@@ -61,6 +68,21 @@ def check(condition: bool, message: str) -> None:
         raise Foul(message)
 
 
+LIFECYCLE = {
+    "TurnTimedOut",
+    "SeatAway",
+    "SeatBack",
+    "PlayerLeft",
+    "PlayerReplaced",
+    "GameEnded",
+    "GameAborted",
+}
+"""Events a person's choice or the clock may bring at any point of a game in progress."""
+TURN_EVENTS = {"Dealt", "Begged", "TrumpSet", "CardPlayed", "TrickWon"}
+"""Events after which somebody new (or the trick winner again) must decide: the clock starts."""
+TIMED_OUT_AWAY_AFTER = 2
+
+
 class Referee:
     """Feed it every event of a game in order (``see``); it raises ``Foul`` at the first event
     the rules do not allow."""
@@ -77,6 +99,13 @@ class Referee:
         self.ended = False
         self.revealed_seed = False
         self.expect: set[str] = {"GameCreated"}
+        self.persons: dict[int, dict[str, bool | int]] = {}
+        """Seats held by people: away, left, timeouts in a row."""
+        self.turn_at = 0
+        self.timed_out: int | None = None
+        self.first_card = False
+        self.expires_at: int | None = None
+        self.rematch = False
         self._new_deal()
 
     def _new_deal(self) -> None:
@@ -117,11 +146,99 @@ class Referee:
     def see(self, e: Event) -> None:
         self.index += 1
         name = type(e).__name__
-        check(name in self.expect, f"event {self.index}: {name} where {self.expect} was due")
+        in_progress = self.created and not self.ended
+        allowed = self.expect | (LIFECYCLE if in_progress else set())
+        check(name in allowed, f"event {self.index}: {name} where {self.expect} was due")
+        if name in ("Stood", "Begged", "GaveOne", "PackRun", "CardPlayed"):
+            seat = getattr(e, "seat", -1)
+            if self.timed_out is None and seat in self.persons:
+                self.persons[seat]["timeouts"] = 0  # the person decided for themselves
         handler = getattr(self, "_" + name)
         handler(e)
+        if name in TURN_EVENTS:
+            self.turn_at = e.at
+            self.timed_out = None
+
+    def _to_decide(self) -> int | None:
+        """The seat that must decide now, or None (seating, dealing, the end)."""
+        if not self.created or self.ended or len(self.seated) < 4 or not self.deck:
+            return None
+        if self.trump is not None:
+            return self._to_act() if "CardPlayed" in self.expect else None
+        if self.expect <= {"Stood", "Begged"}:
+            return (self.dealer + 1) % 4
+        if self.expect <= {"GaveOne", "PackRun"}:
+            return self.dealer
+        return None
+
+    # --- the lifecycle ------------------------------------------------------------------------
+
+    def _person(self, seat: int) -> dict[str, bool | int]:
+        check(seat in self.persons and not self.persons[seat]["left"], f"no person at {seat}")
+        return self.persons[seat]
+
+    def _TurnTimedOut(self, e: TurnTimedOut) -> None:
+        clock = self.rules.turn_seconds
+        check(isinstance(clock, int), "a timeout needs a clock")
+        assert isinstance(clock, int)
+        check(e.seat == self._to_decide(), f"seat {e.seat} timed out while not to act")
+        person = self._person(e.seat)
+        check(not person["away"], "an away seat is played at once, never timed")
+        check(e.deadline == self.turn_at + clock * 1000, "the deadline is turn start + clock")
+        check(e.at >= e.deadline, "a timeout before its deadline")
+        person["timeouts"] = int(person["timeouts"]) + 1
+        self.timed_out = e.seat
+
+    def _SeatAway(self, e: SeatAway) -> None:
+        person = self._person(e.seat)
+        check(not person["away"], "away twice")
+        if e.reason == "timed_out":
+            check(self.timed_out == e.seat, "timed out away right after a timeout")
+            check(person["timeouts"] == TIMED_OUT_AWAY_AFTER, "away after 2 timeouts in a row")
+        else:
+            check(len(self.seated) == 4, "stepping away is for a game in progress")
+        person["away"] = True
+
+    def _SeatBack(self, e: SeatBack) -> None:
+        person = self._person(e.seat)
+        check(bool(person["away"]), "back without being away")
+        person["away"] = False
+        person["timeouts"] = 0
+
+    def _PlayerLeft(self, e: PlayerLeft) -> None:
+        self._person(e.seat)
+        if len(self.seated) < 4 or self.hand_no == 0:
+            self.seated.discard(e.seat)
+            del self.persons[e.seat]
+        else:
+            self.persons[e.seat]["left"] = True
+
+    def _PlayerReplaced(self, e: PlayerReplaced) -> None:
+        check(e.seat in self.persons, "only a person's seat is taken over")
+        old = self.persons[e.seat]
+        check(bool(old["left"] or old["away"]), "only a seat left or away is taken over")
+        self.persons[e.seat] = {"away": False, "left": False, "timeouts": 0}
+
+    def _GameAborted(self, e: GameAborted) -> None:
+        if e.reason == "expired":
+            check(self.hand_no == 0, "only a table waiting for players expires")
+            check(self.expires_at is not None and e.at >= self.expires_at, "expired early")
+        else:
+            check(e.seat is not None, "an abort names its seat")
+            assert e.seat is not None
+            self._person(e.seat)
+            check(not self.first_card, "abort only before the first card of the game")
+        self.ended = True
+        self.expect = {"SeedRevealed"}
+
+    def _RematchCreated(self, e: RematchCreated) -> None:
+        check(self.revealed_seed and not self.rematch, "one rematch, after the end")
+        check(bool(e.game_id), "the rematch names its game")
+        self.rematch = True
 
     def _GameCreated(self, e: GameCreated) -> None:
+        self.created = True
+        self.expires_at = e.expires_at
         self.rules = e.rules
         self.dealer = e.first_dealer
         check(0 <= e.first_dealer <= 3, "the first dealer is a seat")
@@ -130,6 +247,8 @@ class Referee:
     def _PlayerJoined(self, e: PlayerJoined) -> None:
         check(e.seat not in self.seated, "a seat is taken once")
         self.seated.add(e.seat)
+        if e.bot is None:
+            self.persons[e.seat] = {"away": False, "left": False, "timeouts": 0}
         if len(self.seated) == 4:
             self.hand_no, self.deal_no = 1, 1
             self.expect = {"Dealt"}
@@ -235,6 +354,7 @@ class Referee:
                     others = {c for c in allowed if not (suit(c) == trump and rank(c) < top)}
                     check(not others, f"{card} undertrumps while another card was allowed")
         hand.discard(card)
+        self.first_card = True
         self.trick.append((seat, card))
         self.expect = {"TrickWon"} if len(self.trick) == 4 else {"CardPlayed"}
 
@@ -297,6 +417,15 @@ class Referee:
         self._after_scoring({"Dealt"})
 
     def _GameEnded(self, e: GameEnded) -> None:
+        if e.reason == "resigned":
+            check(e.seat is not None and self.hand_no > 0, "a resignation names its seat")
+            assert e.seat is not None
+            self._person(e.seat)
+            check(e.winner == 1 - e.seat % 2, "the resigning team loses")
+            check(list(e.scores) == self.scores, "scores stand as they were")
+            self.ended = True
+            self.expect = {"SeedRevealed"}
+            return
         target = self.rules.target
         check(self.scores[e.winner] >= target, "the winner reached the target")
         check(self.scores[1 - e.winner] < target, "the loser did not")
@@ -306,4 +435,4 @@ class Referee:
 
     def _SeedRevealed(self, e: SeedRevealed) -> None:
         self.revealed_seed = True
-        self.expect = set()
+        self.expect = {"RematchCreated"}

@@ -9,18 +9,25 @@ from decks import SEED, Game, build_deck, reach_begging_team_at
 from domain import (
     CODES,
     VIOLATION_CODES,
+    Abort,
     Beg,
+    ComeBack,
     CreateGame,
     Deal,
     GiveOne,
     Join,
+    Leave,
+    NoteRematch,
     Play,
+    Resign,
     RevealSeed,
     Rules,
     RuleViolation,
     RunPack,
     Stand,
     State,
+    StepAway,
+    TimeOut,
     commit,
     decide,
     execute,
@@ -269,6 +276,32 @@ def test_seed_mismatch():
     game = Game(rules=Rules(target=1), first_dealer=0)
     game.deal(build_deck(0, kick="AC"))
     game.refuse(RevealSeed(seed="ab" * 32), "seed_mismatch")
+
+
+LIFECYCLE_AT = 1_800_000_000_000
+
+
+def test_lifecycle_refusals_leave_the_state_as_it_was():
+    """One refusal per lifecycle code (their rules are tested in test_lifecycle.py)."""
+    game = Game()
+    game.do(Deal(deck=tuple(build_deck(0))), at=LIFECYCLE_AT)
+    game.refuse(TimeOut(seat=1), "not_due", at=LIFECYCLE_AT + 1)
+    game.refuse(ComeBack(seat=1), "not_away")
+    game.do(StepAway(seat=0), at=LIFECYCLE_AT + 1)
+    game.refuse(StepAway(seat=0), "already_away")
+    game.do(Leave(seat=2), at=LIFECYCLE_AT + 2)
+    game.refuse(Resign(seat=2), "not_a_person")
+    game.do(Stand(seat=1), at=LIFECYCLE_AT + 3)
+    game.do(legal_actions(game.state, 1)[0], at=LIFECYCLE_AT + 4)
+    game.refuse(Abort(seat=3), "too_late_to_abort")
+    game.do(Resign(seat=3), RevealSeed(seed=SEED), NoteRematch(game_id="g2"))
+    game.refuse(NoteRematch(game_id="g3"), "rematch_exists")
+    reserved, _ = execute(
+        State(),
+        CreateGame(Rules(), commit(SEED), 0, reserved=(1,), reserved_until=LIFECYCLE_AT),
+        LIFECYCLE_AT - 1,
+    )
+    refuse_on(reserved, Join(seat=1, name="stranger"), "seat_reserved")
 
 
 def test_every_violation_code_is_covered_by_a_test_here():

@@ -1,0 +1,83 @@
+"""The deadline sweeper: what makes time pass in games nobody touches.
+
+Every game's next moment of "time alone changes it" (a person's turn deadline, or the expiry of
+a table still waiting for players) is kept in a due-index in Redis, written by the very append
+that set it (see :mod:`server.store.lua`). Every instance runs one sweeper: it reads what is
+due and asks the service to fire it. The index only suggests; the game's log decides: the
+service re-reads the game, checks the deadline really passed at that version, and appends the
+timeout at that version under a command id naming it. So a move that lands first wins, two
+sweepers racing on one deadline store it once, and an instance killed with deadlines pending
+loses nothing: another instance's sweeper finds them in the index.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+
+from server.errors import ServiceError
+from server.service import GameService
+from server.store import EventStore, StoreUnavailable
+
+_log = logging.getLogger("allfours.deadlines")
+
+__all__ = ["DeadlineSweeper"]
+
+
+class DeadlineSweeper:
+    """One per process. ``sweep_once`` is one pass (tests call it with their own clock);
+    ``run`` is only the loop around it."""
+
+    def __init__(
+        self,
+        service: GameService,
+        store: EventStore,
+        *,
+        clock: Callable[[], int],
+        interval_s: float = 0.25,
+        batch: int = 200,
+        concurrency: int = 16,
+    ) -> None:
+        self._service = service
+        self._store = store
+        self._clock = clock
+        self._interval_s = interval_s
+        self._batch = batch
+        self._concurrency = asyncio.Semaphore(concurrency)
+
+    async def sweep_once(self, now_ms: int | None = None) -> int:
+        """Fire whatever is due at ``now_ms`` (default: the clock). Returns how many
+        timeouts or expiries this pass stored."""
+        now = self._clock() if now_ms is None else now_ms
+        due = await self._store.due_games(now, self._batch)
+        fired = await asyncio.gather(*(self._fire(game_id) for game_id, _ in due))
+        return sum(fired)
+
+    async def _fire(self, game_id: str) -> int:
+        async with self._concurrency:
+            try:
+                result = await self._service.fire_due(game_id)
+            except ServiceError:
+                # The game is gone or busy: the index entry stays, the next pass tries again.
+                _log.info("could not fire the deadline of game %s", game_id, exc_info=True)
+                return 0
+        return 0 if result is None or result.duplicate else 1
+
+    async def run(self) -> None:
+        """Sweep until cancelled. Errors are logged (with their traceback unless Redis is
+        merely unavailable) and the loop backs off, so one bad game never stops the clock."""
+        backoff = self._interval_s
+        while True:
+            try:
+                await self.sweep_once()
+                backoff = self._interval_s
+            except asyncio.CancelledError:
+                raise
+            except StoreUnavailable as exc:
+                _log.warning("deadline sweep: %s", exc)
+                backoff = min(backoff * 2, 5.0)
+            except Exception:
+                _log.exception("deadline sweep failed")
+                backoff = min(backoff * 2, 5.0)
+            await asyncio.sleep(backoff)
