@@ -185,7 +185,8 @@ class SubscriptionHub:
             "games": len(self._feeds),
             "subscribers": sum(len(feed.subscribers) for feed in self._feeds.values()),
             "channels": len(self._sent),
-            "listening": sum(feed.listening for feed in self._by_channel.values()),
+            # Feeds fully following their game: start version known, doorbell confirmed.
+            "live": sum(f.started and f.listening for f in self._by_channel.values()),
             "connected": self.connected,
             "reconnects": self.reconnects,
             "node": self.node,
