@@ -11,7 +11,7 @@ DEFAULT_TURN_SECONDS = 30
 """The clock a table gets when its creator names none: half a minute per decision, about the
 pace of Board Game Arena's real-time "normal speed" for a trick-taking game."""
 
-TurnSeconds = Annotated[int, msgspec.Meta(ge=5, le=86_400)]
+TurnSeconds = Annotated[int, msgspec.Meta(ge=1, le=86_400)]
 
 
 class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -36,8 +36,8 @@ class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         if not 1 <= self.target <= 99:
             raise ValueError(f"target must be 1..99, not {self.target}")
         seconds = self.turn_seconds
-        if isinstance(seconds, int) and not 5 <= seconds <= 86_400:
-            raise ValueError(f"turn_seconds must be 5..86400 or null, not {seconds}")
+        if isinstance(seconds, int) and not 1 <= seconds <= 86_400:
+            raise ValueError(f"turn_seconds must be 1..86400 or null, not {seconds}")
 
     @property
     def clock_ms(self) -> int | None:

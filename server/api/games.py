@@ -76,10 +76,11 @@ SeatingKey = Annotated[
     Parameter(
         header="Idempotency-Key",
         required=False,
-        min_length=16,
+        min_length=1,
         max_length=200,
-        description="A random client-chosen key (at least 16 characters): a retry with the "
-        "same key and body after a lost answer returns the same seat token.",
+        description="A random client-chosen key: a retry with the same key and body after a "
+        "lost answer returns the same seat token. The key works as a secret (whoever sends "
+        "it again gets the token): use a random one of at least 16 characters.",
     ),
 ]
 SeatToken = Annotated[
@@ -236,7 +237,7 @@ class GamesController(Controller):
         security=SEAT_OPTIONAL,
         summary="Take an open seat, take over a seat left or away, or claim a rematch seat",
         description="Returns the seat token, once: keep it. With an ``Idempotency-Key`` (use "
-        "a random one, at least 16 characters: it works as a secret), a retry after a lost "
+        "a random one of at least 16 characters: it works as a secret), a retry after a lost "
         "answer returns the same token (``duplicate: true``); the server keeps only the "
         "token's hash and derives the token again from the key and a secret of the game. A "
         "seat whose person left, or who is away, may be taken over by a new person. On a "
