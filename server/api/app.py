@@ -29,6 +29,7 @@ from server.api.metrics import Metrics
 from server.api.problems import EXCEPTION_HANDLERS
 from server.api.ratelimit import RateLimiter
 from server.api.streams import StreamController
+from server.api.web import web_router
 from server.lobby import Lobby
 from server.service import GameService
 from server.settings import Settings, from_env
@@ -135,7 +136,13 @@ def create_app(settings: Settings | None = None) -> Litestar:
         await check_body_strictly(request)
 
     return Litestar(
-        route_handlers=[GamesController, StreamController, HealthController, MetricsController],
+        route_handlers=[
+            GamesController,
+            StreamController,
+            HealthController,
+            MetricsController,
+            web_router,
+        ],
         lifespan=[lifespan],
         dependencies={"ctx": Provide(_context, sync_to_thread=False)},
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]

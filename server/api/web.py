@@ -1,0 +1,79 @@
+"""The browser client's routes: its static files and the pages that load it.
+
+The client (``server/web/``) is plain files: ES modules, one stylesheet, no build step. It is
+served as it is in the package, at ``/static/``; every page a person can land on (the lobby,
+a table, a replay) answers with the same ``index.html``, whose script routes by the URL, so a
+table's or a replay's link can be shared and reloaded. None of this is part of the API: the
+routes stay out of the OpenAPI document, and the client uses only the public ``/v1`` API.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from litestar import MediaType, Response, Router, get
+from litestar.datastructures import CacheControlHeader
+from litestar.static_files import create_static_files_router
+
+__all__ = ["WEB_DIR", "web_router"]
+
+WEB_DIR = Path(__file__).resolve().parent.parent / "web"
+"""The client's files, shipped inside the ``server`` package."""
+
+_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
+    "frame-ancestors 'none'; form-action 'self'"
+)
+"""Content-Security-Policy of the pages: the client talks to this server only, so a stray
+third-party request (a CDN, a font) is refused by the browser instead of quietly working."""
+
+_REVALIDATE = CacheControlHeader(no_cache=True)
+"""Files are not fingerprinted: browsers revalidate them (cheap, with ETags) so a new server
+version is picked up at the next load."""
+
+
+def _page() -> Response[bytes]:
+    # Read per request: a few KB, and an edited file shows at the next reload in development.
+    return Response(
+        (WEB_DIR / "index.html").read_bytes(),
+        media_type=MediaType.HTML,
+        headers={
+            "Content-Security-Policy": _POLICY,
+            "Referrer-Policy": "no-referrer",
+            "X-Content-Type-Options": "nosniff",
+            "Cache-Control": _REVALIDATE.to_header(),
+        },
+    )
+
+
+@get(["/", "/replay"], include_in_schema=False, sync_to_thread=False)
+def lobby_page() -> Response[bytes]:
+    """The lobby, and the replay viewer's file picker."""
+    return _page()
+
+
+@get(
+    ["/table/{game_id:str}", "/replay/{game_id:str}"], include_in_schema=False, sync_to_thread=False
+)
+def game_page(game_id: str) -> Response[bytes]:
+    """A table (seated or watching) or a finished game's replay: the script reads the id."""
+    del game_id  # routed by the script from the URL
+    return _page()
+
+
+web_router = Router(
+    path="/",
+    route_handlers=[
+        lobby_page,
+        game_page,
+        create_static_files_router(
+            path="/static",
+            directories=[WEB_DIR],
+            cache_control=_REVALIDATE,
+            include_in_schema=False,
+            name="web",
+        ),
+    ],
+    include_in_schema=False,
+)

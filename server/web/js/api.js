@@ -1,0 +1,147 @@
+// The only module that knows the server: its URLs, the seat tokens, fetch and EventSource.
+// Everything it returns is plain data; a refusal becomes an ApiError carrying the problem's
+// stable `code` and its `detail`, to be shown to the person as it is.
+
+const JSON_TYPE = "application/json";
+
+/** The event types a stream may carry (EventSource delivers named events only to listeners
+ * registered by name). A type not listed here is skipped; the state then sees a gap in the
+ * versions and reloads the view, so a newer server never leaves the page stale. */
+const EVENT_TYPES = [
+  "GameCreated", "PlayerJoined", "Dealt", "Revealed", "Stood", "Begged", "GaveOne", "PackRun",
+  "TrumpSet", "Redealt", "CardPlayed", "TrickWon", "HandScored", "GameEnded", "SeedRevealed",
+  "GameAborted", "TurnTimedOut", "SeatAway", "SeatBack", "PlayerLeft", "PlayerReplaced",
+  "RematchCreated",
+];
+
+export class ApiError extends Error {
+  constructor(status, problem) {
+    super(problem.detail || problem.title || `HTTP ${status}`);
+    this.status = status;
+    this.code = problem.code || "http_error";
+    this.detail = problem.detail || problem.title || `The server answered ${status}.`;
+    this.problem = problem;
+  }
+}
+
+async function request(method, path, { body, token, headers = {} } = {}) {
+  const init = { method, headers: { Accept: JSON_TYPE, ...headers }, cache: "no-store" };
+  if (token) init.headers.Authorization = `Bearer ${token}`;
+  if (body !== undefined) {
+    init.headers["Content-Type"] = JSON_TYPE;
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch {
+    throw new ApiError(0, { code: "network", detail: "The server cannot be reached." });
+  }
+  const text = await response.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
+  if (!response.ok) throw new ApiError(response.status, data || {});
+  return data;
+}
+
+const game = (id) => `/v1/games/${encodeURIComponent(id)}`;
+
+export function listGames(status, limit = 20) {
+  return request("GET", `/v1/games?status=${status}&limit=${limit}`);
+}
+
+export function createGame({ rules, bots }) {
+  return request("POST", "/v1/games", { body: { rules, bots } });
+}
+
+/** Takes an open seat; `token` is an old table's token when claiming a rematch seat. */
+export function takeSeat(id, seat, name, token) {
+  return request("POST", `${game(id)}/seats/${seat}`, { body: { name }, token });
+}
+
+export function addBot(id, seat, kind = "heuristic") {
+  return request("POST", `${game(id)}/seats/${seat}/bot`, { body: { kind } });
+}
+
+export function getView(id, token) {
+  return request("GET", game(id), { token });
+}
+
+/** Sends one command for `seat`. The Idempotency-Key makes a retried click harmless. */
+export function sendCommand(id, seat, token, command) {
+  return request("POST", `${game(id)}/seats/${seat}/commands`, {
+    body: command,
+    token,
+    headers: { "Idempotency-Key": crypto.randomUUID() },
+  });
+}
+
+export function requestRematch(id, token) {
+  return request("POST", `${game(id)}/rematch`, { body: {}, token });
+}
+
+export function getReplay(id) {
+  return request("GET", `${game(id)}/replay`);
+}
+
+/**
+ * Follows a game's stream from `after`. `onMessage` receives `{kind: "event", version,
+ * event}`, `{kind: "view", view}` or `{kind: "resync"}`; `onStatus` receives "live" or
+ * "reconnecting". The browser resumes a dropped stream by itself with Last-Event-ID; when it
+ * gives up (an error answer), this reconnects from the last id seen, backing off. Returns
+ * `close()`.
+ */
+export function follow(id, { token, after = 0, onMessage, onStatus }) {
+  let last = after;
+  let source = null;
+  let retryTimer = null;
+  let delay = 500;
+  let closed = false;
+
+  const open = () => {
+    const params = new URLSearchParams({ after: String(last), view: "1" });
+    if (token) params.set("token", token);
+    source = new EventSource(`${game(id)}/stream?${params}`);
+    source.onopen = () => {
+      delay = 500;
+      onStatus("live");
+    };
+    source.onerror = () => {
+      if (closed) return;
+      onStatus("reconnecting");
+      if (source.readyState === EventSource.CLOSED) retry();
+    };
+    const onEvent = (message) => {
+      const version = Number(message.lastEventId);
+      if (Number.isInteger(version) && version > last) last = version;
+      onMessage({ kind: "event", version, event: JSON.parse(message.data) });
+    };
+    for (const type of EVENT_TYPES) source.addEventListener(type, onEvent);
+    source.addEventListener("view", (message) => {
+      onMessage({ kind: "view", view: JSON.parse(message.data) });
+    });
+    source.addEventListener("resync", () => {
+      // The server's log is behind what this page saw (a restored backup): start over.
+      source.close();
+      last = 0;
+      onMessage({ kind: "resync" });
+      retry();
+    });
+  };
+  const retry = () => {
+    source?.close();
+    clearTimeout(retryTimer);
+    retryTimer = setTimeout(() => !closed && open(), delay);
+    delay = Math.min(delay * 2, 8000);
+  };
+  open();
+  return () => {
+    closed = true;
+    clearTimeout(retryTimer);
+    source?.close();
+  };
+}

@@ -1,0 +1,56 @@
+// The page's entry point: routes the URL to a page (lobby, table, replay), follows in-page
+// links without reloading, and unmounts the page it leaves (its streams and timers).
+
+import { mountLobby } from "./lobbypage.js";
+import { mountReplay } from "./replaypage.js";
+import { mountTable } from "./tablepage.js";
+import { keepName, playerName } from "./seats.js";
+
+const root = document.getElementById("main");
+let unmount = null;
+
+function askName() {
+  const known = playerName();
+  if (known) return known;
+  const typed = (window.prompt("Your name at the table?") || "").trim();
+  if (typed) keepName(typed);
+  return typed;
+}
+
+export function navigate(path) {
+  if (path !== location.pathname) history.pushState(null, "", path);
+  route();
+}
+
+function route() {
+  unmount?.();
+  unmount = null;
+  const path = location.pathname;
+  const table = path.match(/^\/table\/([^/]+)\/?$/);
+  const replay = path.match(/^\/replay(?:\/([^/]+))?\/?$/);
+  const context = { navigate, askName };
+  if (table) {
+    document.title = "All Fours: table";
+    unmount = mountTable(root, decodeURIComponent(table[1]), context);
+  } else if (replay) {
+    document.title = "All Fours: replay";
+    unmount = mountReplay(root, replay[1] ? decodeURIComponent(replay[1]) : null, context);
+  } else {
+    document.title = "All Fours";
+    unmount = mountLobby(root, context);
+  }
+  for (const link of document.querySelectorAll(".topnav a")) {
+    const here = link.getAttribute("href") === path || (link.getAttribute("href") === "/replay" && replay);
+    if (here) link.setAttribute("aria-current", "page");
+    else link.removeAttribute("aria-current");
+  }
+}
+
+document.addEventListener("click", (event) => {
+  const link = event.target.closest("a[data-link]");
+  if (!link || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+  event.preventDefault();
+  navigate(link.getAttribute("href"));
+});
+window.addEventListener("popstate", route);
+route();

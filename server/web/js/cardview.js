@@ -1,0 +1,47 @@
+// How a card looks: a face with its rank and suit in the corners and a large suit in the
+// middle, named in text for screen readers. Shared by the table and the replay viewer.
+
+import { h } from "./dom.js";
+import { cardName, rankLabel, suitOf } from "./cards.js";
+
+function face(code) {
+  const suit = suitOf(code);
+  return [
+    h("span", { class: "corner", "aria-hidden": "true" }, h("b", {}, rankLabel(code)), suit.symbol),
+    h("span", { class: "pip", "aria-hidden": "true" }, suit.symbol),
+    h("span", { class: "corner corner-end", "aria-hidden": "true" }, h("b", {}, rankLabel(code)), suit.symbol),
+  ];
+}
+
+function classes(code, extra) {
+  return `card ${suitOf(code).red ? "red" : "black"}${extra ? ` ${extra}` : ""}`;
+}
+
+/** A card face that is only shown. */
+export function cardFace(code, extra = "") {
+  return h("span", { class: classes(code, extra), role: "img", "aria-label": cardName(code), "data-card": code }, face(code));
+}
+
+/** A card face that is a button (a card in the hand). */
+export function cardButton(code, { onclick, disabled, label, key, extra = "", number }) {
+  return h(
+    "button",
+    {
+      type: "button",
+      class: classes(code, extra),
+      "data-card": code,
+      "data-key": key,
+      "aria-label": label || cardName(code),
+      disabled,
+      "aria-keyshortcuts": number ? String(number) : null,
+      onclick,
+    },
+    face(code),
+    number ? h("span", { class: "keycap", "aria-hidden": "true" }, String(number)) : null,
+  );
+}
+
+/** The back of a card (decorative: the count is said in text next to it). */
+export function cardBack(extra = "") {
+  return h("span", { class: `card back${extra ? ` ${extra}` : ""}`, "aria-hidden": "true" });
+}

@@ -1,0 +1,144 @@
+// The lobby's views: the forms to start a game (drawn once, so typing is never lost to a
+// redraw) and the lists of tables (redrawn as they change). They never fetch: clicks go to
+// the handlers the lobby page passes in.
+
+import { h } from "./dom.js";
+import { TEAM_NAMES } from "./narrate.js";
+
+const SEAT_CHOICES = [
+  ["you", "You"],
+  ["open", "Open seat"],
+  ["heuristic", "Bot (heuristic)"],
+  ["random", "Bot (random)"],
+];
+
+const CLOCK_CHOICES = [
+  ["", "Server default"],
+  ["none", "No clock"],
+  ["15", "15 seconds"],
+  ["30", "30 seconds"],
+  ["60", "1 minute"],
+  ["120", "2 minutes"],
+];
+
+function field(label, control, hint) {
+  return h("label", { class: "field" }, h("span", { class: "field-label" }, label), control, hint ? h("span", { class: "hint" }, hint) : null);
+}
+
+function select(name, choices, selected) {
+  return h("select", { name }, choices.map(([value, text]) => h("option", { value, selected: value === selected }, text)));
+}
+
+export function renderStart(name, handlers) {
+  const quick = (event) => {
+    event.preventDefault();
+    handlers.quickPlay();
+  };
+  const create = (event) => {
+    event.preventDefault();
+    handlers.create(new FormData(event.target));
+  };
+  return h(
+    "div",
+    { class: "lobby-start" },
+    h(
+      "section",
+      { class: "hero panel", "aria-labelledby": "hero-title" },
+      h("h1", { id: "hero-title" }, "All Fours"),
+      h("p", { class: "tagline" }, "The national card game of Trinidad and Tobago. Two teams, High, Low, Jack and Game: first to 14 wins."),
+      h(
+        "form",
+        { class: "quick", onsubmit: quick },
+        field("Your name", h("input", { name: "name", id: "player-name", autocomplete: "nickname", maxlength: 40, required: true, value: name, placeholder: "e.g. Ann", oninput: (e) => handlers.rename(e.target.value) })),
+        h("button", { type: "submit", class: "primary big", id: "quick-play" }, "Quick play"),
+        h("p", { class: "hint" }, "A seat against three bots, dealt at once."),
+      ),
+    ),
+    h(
+      "section",
+      { class: "panel new-table", "aria-labelledby": "new-title" },
+      h("h2", { id: "new-title" }, "New table"),
+      h(
+        "form",
+        { onsubmit: create, id: "new-table" },
+        h(
+          "fieldset",
+          { class: "seats-choice" },
+          h("legend", {}, "Seats (partners sit opposite: 1 & 3 are ", TEAM_NAMES[0], ", 2 & 4 ", TEAM_NAMES[1], ")"),
+          [0, 1, 2, 3].map((seat) => field(`Seat ${seat + 1}`, select(`seat${seat}`, SEAT_CHOICES, seat === 0 ? "you" : seat === 2 ? "open" : "heuristic"))),
+        ),
+        h(
+          "fieldset",
+          { class: "rules-choice" },
+          h("legend", {}, "Rules"),
+          field("Points to win", h("input", { name: "target", type: "number", min: 1, max: 99, value: 14, inputmode: "numeric" })),
+          field("Turn clock", select("turn_seconds", CLOCK_CHOICES, "")),
+          field("Giving one at 13", select("give_one_at_13", [["allowed", "Allowed"], ["forbidden", "Forbidden: run the pack"]], "allowed")),
+          field("Undertrumping", select("undertrump", [["allowed", "Allowed"], ["forbidden", "Forbidden"]], "allowed")),
+          h("label", { class: "check" }, h("input", { type: "checkbox", name: "tobago_kick" }), " Tobago kick: a turned-up 2 scores 2"),
+        ),
+        h("button", { type: "submit", class: "primary" }, "Open the table"),
+      ),
+    ),
+  );
+}
+
+function players(game) {
+  return game.players.map((name, seat) =>
+    h("li", { class: name ? "" : "open" }, h("span", { class: "seat-no" }, `${seat + 1}`), name || "open"),
+  );
+}
+
+function row(game, actions, extra) {
+  return h(
+    "li",
+    { class: "game-row", "data-game": game.game_id },
+    h("div", { class: "game-id" }, h("code", {}, game.game_id), extra),
+    h("ol", { class: "players", "aria-label": "Seats" }, players(game)),
+    h("div", { class: "row-actions" }, actions),
+  );
+}
+
+function scoreText(game) {
+  return h("span", { class: "score" }, `${game.scores[0]}–${game.scores[1]}`);
+}
+
+export function renderLists(lists, held, handlers) {
+  const link = (href, text, cls = "button") => h("a", { class: cls, href, "data-link": true }, text);
+  const section = (id, title, games, empty, each) =>
+    h(
+      "section",
+      { class: "panel games", "aria-labelledby": id },
+      h("h2", { id }, title, h("span", { class: "count" }, games ? ` ${games.length}` : "")),
+      games === null
+        ? h("p", { class: "muted" }, "Loading…")
+        : games.length
+          ? h("ul", { class: "game-list" }, games.map(each))
+          : h("p", { class: "muted" }, empty),
+    );
+  return h(
+    "div",
+    { class: "lobby-lists" },
+    lists.error ? h("p", { class: "error", role: "alert" }, lists.error) : null,
+    section("open-title", "Open tables", lists.open, "No table is waiting for players. Open one!", (game) =>
+      row(game, [
+        held(game.game_id)
+          ? link(`/table/${game.game_id}`, "Return to your seat", "button primary")
+          : game.open_seats.map((seat) =>
+              h("button", { type: "button", class: "small primary", onclick: () => handlers.takeSeat(game.game_id, seat) }, `Sit at ${seat + 1}`),
+            ),
+        link(`/table/${game.game_id}`, "Watch", "button small"),
+      ]),
+    ),
+    section("live-title", "Playing now", lists.in_progress, "No game in progress.", (game) =>
+      row(game, [link(`/table/${game.game_id}`, held(game.game_id) ? "Return to your seat" : "Watch", "button small")], scoreText(game)),
+    ),
+    section("done-title", "Finished games", lists.finished, "No finished game yet.", (game) =>
+      row(
+        game,
+        [link(`/replay/${game.game_id}`, "Replay", "button small")],
+        [scoreText(game), game.winner !== null ? h("span", { class: "won" }, ` ${TEAM_NAMES[game.winner]} won`) : null],
+      ),
+    ),
+  );
+}

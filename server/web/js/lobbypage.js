@@ -1,0 +1,110 @@
+// The lobby page: lists tables (refreshed every few seconds while shown), opens new ones,
+// takes seats and keeps their tokens, then sends the person to the table.
+
+import * as api from "./api.js";
+import { h, redrawer } from "./dom.js";
+import { renderLists, renderStart } from "./lobby.js";
+import { keepName, keepSeat, playerName, seatOf } from "./seats.js";
+
+const REFRESH_MS = 4000;
+const STATUSES = ["open", "in_progress", "finished"];
+
+export function mountLobby(root, { navigate }) {
+  let lists = { open: null, in_progress: null, finished: null, error: null };
+  let unmounted = false;
+  const listsRoot = h("div", { class: "lists-root" });
+  const problem = h("p", { class: "error", role: "alert", id: "lobby-problem" });
+  const held = (id) => seatOf(id) !== null;
+  const drawLists = redrawer(listsRoot, () => renderLists(lists, held, handlers));
+
+  const name = () => {
+    const input = root.querySelector("#player-name");
+    const value = (input?.value || playerName()).trim();
+    if (!value) {
+      problem.textContent = "Tell the table your name first.";
+      input?.focus();
+      return null;
+    }
+    keepName(value);
+    return value;
+  };
+
+  async function sit(gameId, seat, who) {
+    const grant = await api.takeSeat(gameId, seat, who);
+    keepSeat(gameId, grant.seat, grant.token);
+    navigate(`/table/${encodeURIComponent(gameId)}`);
+  }
+
+  async function guarded(work) {
+    problem.textContent = "";
+    try {
+      await work();
+    } catch (error) {
+      problem.textContent = error.detail;
+    }
+  }
+
+  const handlers = {
+    rename: (value) => keepName(value.trim()),
+    quickPlay: () =>
+      guarded(async () => {
+        const who = name();
+        if (!who) return;
+        const created = await api.createGame({ rules: {}, bots: [null, "heuristic", "heuristic", "heuristic"] });
+        await sit(created.game_id, 0, who);
+      }),
+    create: (form) =>
+      guarded(async () => {
+        const choices = [0, 1, 2, 3].map((seat) => form.get(`seat${seat}`));
+        const mine = choices.indexOf("you");
+        const who = mine >= 0 ? name() : "";
+        if (mine >= 0 && !who) return;
+        const created = await api.createGame({ rules: rulesOf(form), bots: choices.map((c) => (c === "heuristic" || c === "random" ? c : null)) });
+        if (mine >= 0) await sit(created.game_id, mine, who);
+        else navigate(`/table/${encodeURIComponent(created.game_id)}`);
+      }),
+    takeSeat: (gameId, seat) =>
+      guarded(async () => {
+        const who = name();
+        if (who) await sit(gameId, seat, who);
+      }),
+  };
+
+  async function refresh() {
+    try {
+      const pages = await Promise.all(STATUSES.map((status) => api.listGames(status)));
+      if (unmounted) return;
+      lists = { error: null };
+      STATUSES.forEach((status, i) => {
+        lists[status] = pages[i].games;
+      });
+    } catch (error) {
+      lists = { ...lists, error: `The lobby could not be loaded: ${error.detail}` };
+    }
+    drawLists();
+  }
+
+  root.replaceChildren(renderStart(playerName(), handlers), problem, listsRoot);
+  drawLists();
+  refresh();
+  const timer = setInterval(() => document.visibilityState === "visible" && refresh(), REFRESH_MS);
+  return () => {
+    unmounted = true;
+    clearInterval(timer);
+  };
+}
+
+/** The rules of the new-table form; a clock is sent only when the person picked one, so a
+ * server without turn clocks still accepts the default table. */
+function rulesOf(form) {
+  const rules = {
+    target: Number(form.get("target")) || 14,
+    tobago_kick: form.get("tobago_kick") === "on",
+    give_one_at_13: form.get("give_one_at_13"),
+    undertrump: form.get("undertrump"),
+  };
+  const clock = form.get("turn_seconds");
+  if (clock === "none") rules.turn_seconds = null;
+  else if (clock) rules.turn_seconds = Number(clock);
+  return rules;
+}

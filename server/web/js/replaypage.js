@@ -1,0 +1,5 @@
+// placeholder replaced below
+export function mountReplay(root) {
+  root.textContent = "Replay";
+  return () => {};
+}

@@ -1,0 +1,130 @@
+// The table's state, folded from what the server sends: views (the truth about the game) and
+// stream events (the story told to the person, the points of each hand, and the signal that
+// the view is out of date). `apply(state, message)` is pure and ignores versions it already
+// has; the page reloads the view whenever `stale` is set. No rule of the game is decided here.
+
+import { displayName, namesOf, narrate } from "./narrate.js";
+
+const LOG_LENGTH = 40;
+
+/** A table page's state before anything arrived. `seat` is the seat this browser holds. */
+export function initial(gameId, seat) {
+  return {
+    gameId,
+    seat,
+    view: null,
+    names: [null, null, null, null],
+    streamVersion: 0,
+    gaps: 0, // versions the stream skipped (only an event type this page does not know)
+    quietUntil: Infinity, // events up to the first view's version are history: not announced
+    stale: true,
+    log: [],
+    hand: null, // points of the hand in progress: {number, kicks, gaveOne, awards}
+    lastHand: null, // the last scored hand, as above with its awards
+    lastTrickWinner: null,
+    connection: "connecting",
+    error: null,
+    pending: false, // a command is on its way
+    settledAt: 0, // the version the last accepted command brought the game to
+    rematch: null,
+  };
+}
+
+/** The state after `message`: {kind: "view"|"event"|"resync"|"connection"|"error"|"pending"|
+ * "accepted"}. */
+export function apply(state, message) {
+  switch (message.kind) {
+    case "view":
+      return withView(state, message.view);
+    case "event":
+      return withEvent(state, message.version, message.event);
+    case "resync":
+      return { ...state, streamVersion: 0, stale: true, log: [], hand: null, lastHand: null };
+    case "connection":
+      return { ...state, connection: message.status };
+    case "error":
+      return { ...state, error: message.error, pending: false };
+    case "pending":
+      return { ...state, pending: true, error: null };
+    case "accepted":
+      return { ...state, pending: false, settledAt: Math.max(state.settledAt, message.version) };
+    default:
+      return state;
+  }
+}
+
+function withView(state, view) {
+  if (state.view && view.version < state.view.version) return state;
+  const names = namesOf(view).map((name, i) => name ?? state.names[i]);
+  return {
+    ...state,
+    view,
+    names,
+    rematch: view.rematch ?? state.rematch,
+    quietUntil: Math.min(state.quietUntil, view.version),
+    stale: state.streamVersion > view.version,
+  };
+}
+
+function withEvent(state, version, event) {
+  if (version <= state.streamVersion) return state;
+  const next = {
+    ...state,
+    streamVersion: version,
+    gaps: version > state.streamVersion + 1 ? state.gaps + 1 : state.gaps,
+    stale: !state.view || version > state.view.version,
+  };
+  if (event.type === "PlayerJoined" || event.type === "PlayerReplaced") {
+    const name = displayName(event.name, event.bot, event.seat);
+    next.names = state.names.map((old, i) => (i === event.seat ? name : old));
+  }
+  scoreKeeping(next, state, event);
+  const text = narrate(event, next.names, state.seat);
+  if (text) {
+    next.log = [...state.log, { version, text, quiet: version <= state.quietUntil }];
+    if (next.log.length > LOG_LENGTH) next.log = next.log.slice(-LOG_LENGTH);
+  }
+  return next;
+}
+
+/** The points of the hand in progress (kick, giving one) and of the last scored hand. */
+function scoreKeeping(next, state, event) {
+  const hand = state.hand;
+  switch (event.type) {
+    case "Dealt":
+      if (!hand || hand.number !== event.hand) {
+        next.hand = { number: event.hand, kicks: [], gaveOne: [], awards: null };
+      }
+      break;
+    case "Revealed":
+      if (hand) next.hand = { ...hand, kicks: [...hand.kicks, event] };
+      break;
+    case "GaveOne":
+      if (hand) next.hand = { ...hand, gaveOne: [...hand.gaveOne, event] };
+      break;
+    case "TrickWon":
+      next.lastTrickWinner = event.seat;
+      break;
+    case "HandScored":
+      next.lastHand = { ...(hand || { number: null, kicks: [], gaveOne: [] }), awards: event.awards, scores: event.scores };
+      next.hand = null;
+      break;
+    case "RematchCreated":
+      next.rematch = event.game_id;
+      break;
+    default:
+      break;
+  }
+}
+
+/** True while a command is on its way or its outcome is not in the view yet: the page offers
+ * no action then, so a quick second click is not sent against an old position. */
+export function isBusy(state) {
+  return state.pending || (state.view !== null && state.view.version < state.settledAt);
+}
+
+/** The messages not yet said aloud: those after the history the page loaded with. */
+export function freshLines(before, after) {
+  const seen = before.log.length ? before.log[before.log.length - 1].version : 0;
+  return after.log.filter((line) => line.version > seen && !line.quiet).map((line) => line.text);
+}

@@ -1,0 +1,485 @@
+// The table: renders a table page's state (see state.js) into elements. It never fetches and
+// decides no rule: the buttons are exactly the view's `legal_actions`, and every click goes to
+// the handlers the page passes in (`act`, `lifecycle`, `takeSeat`, `addBot`, `rematch`).
+
+import { h } from "./dom.js";
+import { cardName, suitOf, suitName } from "./cards.js";
+import { cardBack, cardButton, cardFace } from "./cardview.js";
+import { TEAM_NAMES, awardName, namesOf, seatLabel } from "./narrate.js";
+import { isBusy } from "./state.js";
+
+const ACTION_LABELS = {
+  stand: "Stand",
+  beg: "Beg",
+  give_one: "Give one",
+  run_pack: "Run the pack",
+};
+
+const POSITIONS = ["bottom", "right", "top", "left"];
+
+/** The legal actions in the order the page offers them (and numbers them for the keyboard):
+ * the calls first, then the playable cards in the order of the hand. */
+export function orderedActions(view) {
+  const calls = view.legal_actions.filter((a) => a.type !== "play");
+  const plays = view.legal_actions.filter((a) => a.type === "play");
+  const hand = view.hand || [];
+  plays.sort((a, b) => hand.indexOf(a.card) - hand.indexOf(b.card));
+  return [...calls, ...plays];
+}
+
+/** Seconds left before `deadline` (ms since the epoch) as "0:23". */
+export function clockText(deadline, now) {
+  const left = Math.max(0, Math.ceil((deadline - now) / 1000));
+  return `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+}
+
+function countdown(deadline, now) {
+  return h(
+    "span",
+    { class: "countdown", "data-deadline": deadline, role: "timer", "aria-label": "time left" },
+    clockText(deadline, now),
+  );
+}
+
+export function renderTable(state, handlers) {
+  const view = state.view;
+  if (!view) {
+    return h("section", { class: "panel loading" }, h("p", {}, state.error || "Loading the table…"));
+  }
+  const me = view.viewer;
+  const actions = orderedActions(view);
+  return h(
+    "section",
+    {
+      class: "table-page",
+      "data-version": view.version,
+      "data-phase": view.phase,
+      "data-viewer": me ?? "spectator",
+      "data-stream": state.streamVersion,
+      "data-gaps": state.gaps,
+      "aria-labelledby": "table-title",
+    },
+    header(state, view),
+    scoreboard(view, me),
+    h(
+      "div",
+      { class: "table-layout" },
+      h(
+        "div",
+        { class: "table-main" },
+        felt(state, view, handlers),
+        h(
+          "div",
+          { class: "dock" },
+          controls(state, view, actions, handlers),
+          me === null ? spectatorNote(view) : hand(view, actions, state, handlers),
+        ),
+        lifecycle(state, view, handlers),
+      ),
+      side(state, view),
+    ),
+  );
+}
+
+function header(state, view) {
+  const me = view.viewer;
+  const who =
+    me === null
+      ? "Watching as a spectator"
+      : `You are seat ${me + 1}, ${TEAM_NAMES[view.seats[me].team]}`;
+  return h(
+    "div",
+    { class: "table-head" },
+    h("h1", { id: "table-title" }, "Table ", h("code", {}, state.gameId)),
+    h("p", { class: "who" }, who),
+  );
+}
+
+function teamMembers(view, team) {
+  return view.seats
+    .filter((seat) => seat.team === team)
+    .sort((a, b) => (b.seat === view.viewer) - (a.seat === view.viewer)) // "You & Ann"
+    .map((seat) => seatLabel(namesOf(view), seat.seat, view.viewer))
+    .join(" & ");
+}
+
+function scoreboard(view, me) {
+  const target = view.rules.target;
+  const mine = me === null ? null : view.seats[me].team;
+  return h(
+    "div",
+    { class: "scoreboard", role: "group", "aria-label": "Scores" },
+    [0, 1].map((team) =>
+      h(
+        "div",
+        {
+          class: `team team-${team}${team === mine ? " mine" : ""}${view.winner === team ? " winner" : ""}`,
+          "data-team": team,
+        },
+        h("span", { class: "team-name" }, TEAM_NAMES[team], team === mine ? " (you)" : ""),
+        h("span", { class: "team-members" }, teamMembers(view, team)),
+        h(
+          "span",
+          { class: "team-score", "aria-label": `${view.scores[team]} of ${target} points` },
+          h("b", { "data-score": team }, String(view.scores[team])),
+          h("small", {}, ` / ${target}`),
+        ),
+        h(
+          "span",
+          { class: "meter", "aria-hidden": "true" },
+          h("span", { class: "meter-fill", style: { width: `${Math.min(100, (100 * view.scores[team]) / target)}%` } }),
+        ),
+      ),
+    ),
+  );
+}
+
+function felt(state, view, handlers) {
+  const me = view.viewer ?? 0;
+  const seats = [0, 1, 2, 3].map((k) => seatPlate(state, view, (me + k) % 4, POSITIONS[k], handlers));
+  return h(
+    "div",
+    { class: "felt", role: "group", "aria-label": "The table" },
+    seats,
+    kicks(view),
+    handInfo(view),
+    h(
+      "div",
+      { class: "centre" },
+      h("div", { class: "status", id: "status" }, statusLine(state, view)),
+      trick(view, me),
+    ),
+  );
+}
+
+function seatPlate(state, view, seat, position, handlers) {
+  const info = view.seats[seat];
+  const names = namesOf(view);
+  const open = info.name === null && info.bot === null;
+  const toAct = view.to_act === seat && view.phase !== "ended";
+  const badges = [
+    h("span", { class: `badge team-badge team-${info.team}` }, TEAM_NAMES[info.team]),
+    view.dealer === seat && view.phase !== "seating" ? h("span", { class: "badge dealer" }, "Dealer") : null,
+    info.bot ? h("span", { class: "badge bot" }, "Bot") : null,
+    info.away ? h("span", { class: "badge away" }, "Away") : null,
+    info.left ? h("span", { class: "badge left" }, "Left") : null,
+  ];
+  return h(
+    "div",
+    {
+      class: `seat seat-${position}${toAct ? " to-act" : ""}${seat === view.viewer ? " me" : ""}`,
+      "data-seat": seat,
+      "aria-label": `Seat ${seat + 1}`,
+      role: "group",
+    },
+    h(
+      "div",
+      { class: "seat-name" },
+      open ? h("span", { class: "open" }, "Open seat") : seatLabel(names, seat, view.viewer),
+      toAct ? h("span", { class: "turn" }, " ▶ to act") : null,
+    ),
+    h("div", { class: "badges" }, badges),
+    open
+      ? seatOffers(state, view, seat, handlers)
+      : h(
+          "div",
+          { class: "held" },
+          h("span", { class: "backs", "aria-hidden": "true" }, Array.from({ length: Math.min(info.cards_held, 6) }, () => cardBack("mini"))),
+          h("span", { class: "count" }, `${info.cards_held} card${info.cards_held === 1 ? "" : "s"}`),
+          toAct && view.deadline ? countdown(view.deadline, handlers.now()) : null,
+        ),
+  );
+}
+
+function seatOffers(state, view, seat, handlers) {
+  const mine = view.viewer !== null;
+  return h(
+    "div",
+    { class: "offers" },
+    mine ? null : h("button", { type: "button", class: "small primary", "data-key": `sit-${seat}`, onclick: () => handlers.takeSeat(seat) }, "Sit here"),
+    h("button", { type: "button", class: "small", "data-key": `bot-${seat}`, onclick: () => handlers.addBot(seat) }, "Add a bot"),
+  );
+}
+
+function statusLine(state, view) {
+  const names = namesOf(view);
+  const who = view.to_act === null ? null : seatLabel(names, view.to_act, view.viewer);
+  const you = view.to_act !== null && view.to_act === view.viewer;
+  switch (view.phase) {
+    case "new":
+    case "seating": {
+      const open = view.seats.filter((s) => s.name === null && s.bot === null).length;
+      return `Waiting for ${open} more player${open === 1 ? "" : "s"}`;
+    }
+    case "dealing":
+      return "Dealing…";
+    case "begging":
+      return you ? "Your call: stand or beg?" : `${who} decides: stand or beg`;
+    case "dealer_choice":
+      return you ? "You dealt: give one or run the pack?" : `${who} (dealer) chooses: give one or run the pack`;
+    case "playing":
+      return you ? "Your turn: play a card" : `${who} to play`;
+    case "ended":
+      return endText(view);
+    default:
+      return view.phase;
+  }
+}
+
+function endText(view) {
+  if (view.end_reason === "aborted" || view.end_reason === "expired" || (view.winner === null && view.phase === "ended")) {
+    return view.end_reason === "expired" ? "The table closed: nobody came in time" : "The table was closed";
+  }
+  const why = view.end_reason === "resigned" ? ` (${TEAM_NAMES[1 - view.winner]} resigned)` : "";
+  return `${TEAM_NAMES[view.winner]} wins, ${view.scores[0]}–${view.scores[1]}${why}`;
+}
+
+function trick(view, me) {
+  const names = namesOf(view);
+  const slots = [0, 1, 2, 3].map((k) => {
+    const seat = (me + k) % 4;
+    const played = view.trick.find((p) => p.seat === seat);
+    return h(
+      "div",
+      { class: `slot slot-${POSITIONS[k]}` },
+      played ? cardFace(played.card, "played") : h("span", { class: "card empty", "aria-hidden": "true" }),
+    );
+  });
+  const said = view.trick.map((p) => `${seatLabel(names, p.seat, view.viewer)}: ${cardName(p.card)}`).join("; ");
+  return h(
+    "div",
+    { class: "trick", role: "group", "aria-label": view.trick.length ? `Trick: ${said}` : "Trick: no card played yet" },
+    slots,
+  );
+}
+
+function kicks(view) {
+  return h(
+    "div",
+    { class: "kicks", role: "group", "aria-label": view.kicks.length > 1 ? "Kicks" : "Kick" },
+    h("span", { class: "label" }, view.kicks.length > 1 ? "Kicks" : "Kick"),
+    h("span", { class: "kick-cards" }, view.kicks.length ? view.kicks.map((code) => cardFace(code, "small")) : h("span", { class: "card small empty", "aria-hidden": "true" })),
+  );
+}
+
+function handInfo(view) {
+  const trump = view.trump ? suitOf(`2${view.trump}`) : null;
+  return h(
+    "dl",
+    { class: "hand-facts" },
+    h("dt", { class: "hand-no" }, "Hand"),
+    h("dd", { class: "hand-no" }, String(view.hand_number || "–")),
+    h("dt", {}, "Trump"),
+    h("dd", { class: trump ? (trump.red ? "trump red" : "trump black") : "trump" }, trump ? [trump.symbol, h("span", { class: "trump-name" }, ` ${suitName(view.trump)}`)] : "not yet"),
+    view.rules.turn_seconds ? [h("dt", {}, "Clock"), h("dd", {}, `${view.rules.turn_seconds} s`)] : null,
+  );
+}
+
+function controls(state, view, actions, handlers) {
+  const calls = actions.filter((a) => a.type !== "play");
+  const prompt = view.viewer !== null && view.to_act === view.viewer && view.phase !== "ended";
+  return h(
+    "div",
+    { class: `controls${prompt ? " your-turn" : ""}` },
+    h(
+      "div",
+      { class: "calls", role: "group", "aria-label": "Your actions" },
+      h("p", { class: "prompt" }, view.viewer === null ? "Watching" : statusLine(state, view)),
+      calls.map((action, i) =>
+        h(
+          "button",
+          {
+            type: "button",
+            class: "primary",
+            "data-action": action.type,
+            "data-key": `action-${action.type}`,
+            "aria-keyshortcuts": String(i + 1),
+            disabled: isBusy(state),
+            onclick: () => handlers.act(action),
+          },
+          h("span", { class: "keycap", "aria-hidden": "true" }, String(i + 1)),
+          ACTION_LABELS[action.type] || action.type,
+        ),
+      ),
+      prompt && view.deadline ? h("span", { class: "clock" }, "Time left ", countdown(view.deadline, handlers.now())) : null,
+    ),
+    h("p", { class: "error", role: "alert", id: "problem" }, state.error || ""),
+  );
+}
+
+function hand(view, actions, state, handlers) {
+  const cards = view.hand || [];
+  const playable = new Map();
+  actions.forEach((action, i) => {
+    if (action.type === "play") playable.set(action.card, { action, number: i + 1 });
+  });
+  const myTurn = view.to_act === view.viewer && view.phase === "playing";
+  return h(
+    "div",
+    { class: "hand-area" },
+    h("h2", { class: "sr-only" }, "Your hand"),
+    h(
+      "div",
+      { class: `hand n${cards.length}`, role: "group", "aria-label": `Your hand, ${cards.length} cards` },
+      cards.map((code) => {
+        const offer = playable.get(code);
+        const label = offer
+          ? `Play the ${cardName(code)}`
+          : `${cardName(code)}${myTurn ? ", cannot be played now" : ""}`;
+        return cardButton(code, {
+          key: `card-${code}`,
+          label,
+          disabled: !offer || isBusy(state),
+          extra: offer ? "playable" : myTurn ? "unplayable" : "",
+          number: offer && offer.number <= 9 ? offer.number : null,
+          onclick: offer ? () => handlers.act(offer.action) : null,
+        });
+      }),
+    ),
+    h(
+      "p",
+      { class: "keys-help" },
+      "Keyboard: ",
+      h("kbd", {}, "1"),
+      "–",
+      h("kbd", {}, "9"),
+      " choose an action, ",
+      h("kbd", {}, "←"),
+      " ",
+      h("kbd", {}, "→"),
+      " move between cards, ",
+      h("kbd", {}, "Enter"),
+      " plays.",
+    ),
+  );
+}
+
+function spectatorNote(view) {
+  return h(
+    "p",
+    { class: "spectator-note" },
+    "You are watching: hands stay hidden until their cards are played.",
+  );
+}
+
+/** Leave, resign, away and back, abort, rematch: shown from the seat's state, on servers whose
+ * views have the table lifecycle (a `deadline` field). */
+function lifecycle(state, view, handlers) {
+  const me = view.viewer;
+  const buttons = [];
+  if (view.phase === "ended") {
+    if (state.rematch) {
+      buttons.push(h("button", { type: "button", class: "primary", "data-key": "join-rematch", onclick: () => handlers.rematch() }, me === null ? "Watch the rematch" : "Join the rematch"));
+    } else if (me !== null && "rematch" in view && view.winner !== null) {
+      buttons.push(h("button", { type: "button", class: "primary", "data-key": "rematch", onclick: () => handlers.rematch() }, "Rematch"));
+    }
+    buttons.push(h("a", { class: "button", href: `/replay/${encodeURIComponent(state.gameId)}`, "data-link": true }, "Replay this game"));
+    buttons.push(h("a", { class: "button", href: "/", "data-link": true }, "Back to the lobby"));
+  } else if (me !== null && "deadline" in view) {
+    const seat = view.seats[me];
+    buttons.push(
+      seat.away
+        ? h("button", { type: "button", class: "primary", "data-key": "come_back", onclick: () => handlers.lifecycle("come_back") }, "I’m back")
+        : h("button", { type: "button", "data-key": "step_away", onclick: () => handlers.lifecycle("step_away") }, "Step away"),
+    );
+    const started = view.hand_number > 1 || view.tricks_played > 0 || view.trick.length > 0;
+    if (!started) {
+      buttons.push(h("button", { type: "button", "data-key": "abort", onclick: () => handlers.lifecycle("abort", "Close this table for everyone?") }, "Abort the table"));
+    } else {
+      buttons.push(h("button", { type: "button", "data-key": "resign", onclick: () => handlers.lifecycle("resign", "Resign the game for your team?") }, "Resign"));
+    }
+    buttons.push(h("button", { type: "button", "data-key": "leave", onclick: () => handlers.lifecycle("leave", "Leave the table? A bot will play your seat.") }, "Leave the table"));
+  }
+  if (!buttons.length) return null;
+  return h(
+    "div",
+    { class: `lifecycle${view.phase === "ended" ? " ended" : ""}` },
+    view.phase === "ended" ? h("p", { class: "result", role: "status" }, endText(view)) : null,
+    h("div", { class: "buttons" }, buttons),
+  );
+}
+
+function side(state, view) {
+  const names = namesOf(view);
+  return h(
+    "aside",
+    { class: "side", "aria-label": "Game details" },
+    lastTrick(state, view, names),
+    handPoints(state, view),
+    h(
+      "section",
+      { class: "panel log" },
+      h("h2", {}, "Table log"),
+      h(
+        "ol",
+        { class: "log-lines" },
+        state.log.slice(-8).map((line) => h("li", {}, line.text)),
+      ),
+    ),
+  );
+}
+
+function lastTrick(state, view, names) {
+  return h(
+    "section",
+    { class: "panel last-trick" },
+    h("h2", {}, "Last trick"),
+    view.last_trick.length
+      ? [
+          h(
+            "div",
+            { class: "mini-trick" },
+            view.last_trick.map((p) =>
+              h("figure", {}, cardFace(p.card, "small"), h("figcaption", {}, seatLabel(names, p.seat, view.viewer))),
+            ),
+          ),
+          state.lastTrickWinner !== null
+            ? h("p", { class: "muted" }, `Won by ${seatLabel(names, state.lastTrickWinner, view.viewer)}`)
+            : null,
+        ]
+      : h("p", { class: "muted" }, "No trick yet this hand."),
+  );
+}
+
+function handPoints(state, view) {
+  const current = state.hand;
+  const rows = [];
+  for (const kick of current?.kicks || []) {
+    if (kick.points) rows.push(h("li", {}, `Kick ${cardName(kick.card)}: ${kick.points} to ${TEAM_NAMES[kick.team]}`));
+  }
+  for (const gave of current?.gaveOne || []) {
+    rows.push(h("li", {}, `Gave one: ${gave.points} to ${TEAM_NAMES[gave.team]}`));
+  }
+  const last = state.lastHand;
+  return h(
+    "section",
+    { class: "panel points" },
+    h("h2", {}, "Points"),
+    h(
+      "p",
+      { class: "muted" },
+      `Toward Game this hand: ${TEAM_NAMES[0]} ${view.game_counts[0]}, ${TEAM_NAMES[1]} ${view.game_counts[1]}`,
+    ),
+    rows.length ? h("ul", { class: "awards" }, rows) : null,
+    last
+      ? [
+          h("h3", {}, `Hand ${last.number ?? ""} scored`),
+          h(
+            "ul",
+            { class: "awards" },
+            last.kicks.filter((k) => k.points).map((k) => h("li", {}, h("span", {}, `Kick (${cardName(k.card)})`), h("span", {}, `${TEAM_NAMES[k.team]} +${k.points}`))),
+            last.gaveOne.map((g) => h("li", {}, h("span", {}, "Gave one"), h("span", {}, `${TEAM_NAMES[g.team]} +${g.points}`))),
+            last.awards.map((a) =>
+              h(
+                "li",
+                {},
+                h("span", {}, awardName(a.kind), a.card ? ` (${cardName(a.card)})` : ""),
+                h("span", {}, `${TEAM_NAMES[a.team]} +${a.points}`),
+              ),
+            ),
+            last.awards.length ? null : h("li", {}, "No points awarded"),
+          ),
+        ]
+      : null,
+  );
+}

@@ -1,0 +1,208 @@
+// A table page: wires the API (view, stream, commands) to the state fold and the table view.
+// It holds the only mutable state of the page, redraws through one animation-frame redrawer,
+// keeps the seat's token in the browser, and offers full keyboard play.
+
+import * as api from "./api.js";
+import { announce, redrawer } from "./dom.js";
+import { apply, freshLines, initial, isBusy } from "./state.js";
+import { clockText, orderedActions, renderTable } from "./table.js";
+import { forgetSeat, keepSeat, playerName, seatOf } from "./seats.js";
+
+const CONNECTION_TEXT = {
+  connecting: "Connecting…",
+  live: "Live",
+  reconnecting: "Reconnecting…",
+};
+
+/** Mounts the table of `gameId` into `root`; returns the function that unmounts it. */
+export function mountTable(root, gameId, { navigate, askName }) {
+  let held = seatOf(gameId);
+  let state = initial(gameId, held ? held.seat : null);
+  let stopStream = null;
+  let loading = false;
+  let reloadAgain = false;
+  let unmounted = false;
+
+  const handlers = {
+    now: () => Date.now(),
+    act,
+    lifecycle,
+    takeSeat,
+    addBot,
+    rematch,
+  };
+  const draw = redrawer(root, () => renderTable(state, handlers));
+
+  function dispatch(message) {
+    const before = state;
+    state = apply(state, message);
+    for (const line of freshLines(before, state)) announce(line);
+    if (before.view?.to_act !== state.view?.to_act && isMyTurn()) announce(yourTurnText());
+    showConnection(state.connection);
+    if (state.stale) reloadView();
+    draw();
+  }
+
+  function isMyTurn() {
+    const view = state.view;
+    return Boolean(view && view.viewer !== null && view.to_act === view.viewer && view.phase !== "ended");
+  }
+
+  function yourTurnText() {
+    const n = state.view.legal_actions.length;
+    return `Your turn: ${n} possible action${n === 1 ? "" : "s"}.`;
+  }
+
+  /** GETs the view (one request at a time; again if more events came meanwhile). */
+  async function reloadView() {
+    if (loading) {
+      reloadAgain = true;
+      return;
+    }
+    loading = true;
+    try {
+      do {
+        reloadAgain = false;
+        const view = await api.getView(gameId, held?.token);
+        if (unmounted) return;
+        dispatch({ kind: "view", view });
+      } while (reloadAgain && !unmounted);
+    } catch (error) {
+      if (held && (error.status === 401 || error.status === 403)) {
+        // The token of an older server or another table: watch instead.
+        forgetSeat(gameId);
+        held = null;
+        state = { ...state, seat: null };
+        restartStream();
+        loading = false;
+        return await reloadView();
+      }
+      dispatch({ kind: "error", error: error.status === 404 ? "No such table." : error.detail });
+    } finally {
+      loading = false;
+    }
+  }
+
+  function restartStream() {
+    stopStream?.();
+    stopStream = api.follow(gameId, {
+      token: held?.token,
+      after: 0, // the whole story: the points of the hand so far and the log
+      onMessage: (message) => !unmounted && dispatch(message),
+      onStatus: (status) => !unmounted && dispatch({ kind: "connection", status }),
+    });
+  }
+
+  async function act(action) {
+    if (isBusy(state) || !held) return;
+    const { seat: _seat, ...command } = action;
+    dispatch({ kind: "pending" });
+    try {
+      const answer = await api.sendCommand(gameId, held.seat, held.token, {
+        ...command,
+        expected_version: state.view.version,
+      });
+      // The answer's events also come down the stream, which alone tells the story (so the
+      // log has no gap); the answer's view, when the server sends one, saves a round trip.
+      if (answer.view) dispatch({ kind: "view", view: answer.view });
+      else reloadView();
+      dispatch({ kind: "accepted", version: answer.version });
+    } catch (error) {
+      dispatch({ kind: "error", error: error.detail });
+      if (error.code === "version_conflict") reloadView();
+    }
+  }
+
+  async function lifecycle(type, question) {
+    // eslint-disable-next-line no-alert
+    if (question && !window.confirm(question)) return;
+    await act({ type });
+  }
+
+  async function takeSeat(seat) {
+    const name = await askName();
+    if (!name) return;
+    try {
+      const grant = await api.takeSeat(gameId, seat, name);
+      keepSeat(gameId, grant.seat, grant.token);
+      held = { seat: grant.seat, token: grant.token };
+      state = initial(gameId, grant.seat);
+      restartStream();
+      reloadView();
+    } catch (error) {
+      dispatch({ kind: "error", error: error.detail });
+    }
+  }
+
+  async function addBot(seat) {
+    try {
+      await api.addBot(gameId, seat);
+    } catch (error) {
+      dispatch({ kind: "error", error: error.detail });
+    }
+  }
+
+  /** Asks for the rematch (unless someone did) and claims this seat there with the old token. */
+  async function rematch() {
+    try {
+      let next = state.rematch;
+      if (!next) next = (await api.requestRematch(gameId, held.token)).game_id;
+      if (held) {
+        const name = playerName() || state.view.seats[held.seat].name || "Player";
+        const grant = await api.takeSeat(next, held.seat, name, held.token);
+        keepSeat(next, grant.seat, grant.token);
+      }
+      navigate(`/table/${encodeURIComponent(next)}`);
+    } catch (error) {
+      dispatch({ kind: "error", error: error.detail });
+    }
+  }
+
+  function onKey(event) {
+    if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.target.closest?.("input, select, textarea")) return;
+    if (/^[1-9]$/.test(event.key) && state.view && !isBusy(state)) {
+      const action = orderedActions(state.view)[Number(event.key) - 1];
+      if (action) {
+        event.preventDefault();
+        act(action);
+      }
+    } else if (event.key === "ArrowLeft" || event.key === "ArrowRight") {
+      const cards = [...root.querySelectorAll(".hand button.card:not([disabled])")];
+      if (!cards.length) return;
+      event.preventDefault();
+      const at = cards.indexOf(document.activeElement);
+      const step = event.key === "ArrowRight" ? 1 : -1;
+      const next = at < 0 ? 0 : (at + step + cards.length) % cards.length;
+      cards[next].focus();
+    }
+  }
+
+  // The turn clock ticks in place: the countdowns' text changes, the rest is not redrawn.
+  const ticker = setInterval(() => {
+    for (const el of root.querySelectorAll(".countdown[data-deadline]")) {
+      const text = clockText(Number(el.dataset.deadline), Date.now());
+      if (el.textContent !== text) el.textContent = text;
+    }
+  }, 250);
+
+  document.addEventListener("keydown", onKey);
+  draw();
+  reloadView().then(() => !unmounted && restartStream());
+
+  return () => {
+    unmounted = true;
+    clearInterval(ticker);
+    document.removeEventListener("keydown", onKey);
+    stopStream?.();
+    showConnection(null);
+  };
+}
+
+function showConnection(status) {
+  const el = document.getElementById("connection");
+  if (!el) return;
+  el.hidden = !status;
+  el.textContent = status ? CONNECTION_TEXT[status] || status : "";
+  el.dataset.status = status || "";
+}

@@ -1,0 +1,92 @@
+"""People playing through the page only: a whole game against three bots (mouse, then
+keyboard), and two people in two browsers at one table. What the page shows at the end must be
+what the API says."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.async_api import Browser, Page
+from support import ServerProcess, view_of
+from webplay import play_to_end, shown_scores, table_state, take_turn, wait_for_table
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
+
+
+async def test_a_person_plays_a_whole_game_against_three_bots(
+    page: Page, api: httpx.AsyncClient, screenshots: Path
+) -> None:
+    await page.goto("/")
+    await page.fill("#player-name", "Ann")
+    await page.screenshot(path=str(screenshots / "lobby.png"))
+    await page.click("#quick-play")
+    await page.wait_for_url("**/table/*")
+    game_id = page.url.rsplit("/", 1)[1]
+    state = await wait_for_table(page)
+    assert state["viewer"] == "0"
+    assert "You are seat 1" in (await page.text_content(".who") or "")
+
+    moves = await play_to_end(page, random.Random(1), keyboard_after=12)
+    assert moves > 12, "the keyboard half of the game was never reached"
+
+    final = await view_of(api, game_id)
+    assert final["phase"] == "ended" and final["winner"] is not None
+    assert await shown_scores(page) == final["scores"]
+    result = await page.text_content(".lifecycle .result") or ""
+    assert ("Team A wins" if final["winner"] == 0 else "Team B wins") in result
+    assert f"{final['scores'][0]}\N{EN DASH}{final['scores'][1]}" in result
+    # The stream told the whole story: no version was skipped.
+    assert (await wait_for_table(page))["gaps"] == 0
+
+
+async def test_two_people_in_two_browsers_play_one_table(
+    browser: Browser, web_server: ServerProcess, api: httpx.AsyncClient
+) -> None:
+    created = (
+        await api.post(
+            "/v1/games",
+            json={"bots": [None, "heuristic", None, "heuristic"], "rules": {"target": 5}},
+        )
+    ).json()
+    game_id = created["game_id"]
+    pages: list[Page] = []
+    for name, seat in (("Ann", 0), ("Ben", 2)):
+        context = await browser.new_context(base_url=web_server.url)
+        context.set_default_timeout(15_000)
+        page = await context.new_page()
+        await page.goto("/")
+        await page.fill("#player-name", name)
+        row = page.locator(f'.game-row[data-game="{game_id}"]')
+        await row.get_by_role("button", name=f"Sit at {seat + 1}").click()
+        await page.wait_for_url(f"**/table/{game_id}")
+        assert (await wait_for_table(page))["viewer"] == str(seat)
+        pages.append(page)
+
+    rngs = [random.Random(2), random.Random(3)]
+    ended = [False, False]
+    while not all(ended):
+        for i, page in enumerate(pages):
+            if not ended[i]:
+                # Each page plays while it has moves to make, then hands over to the other.
+                ended[i] = await _play_while_offered(page, rngs[i])
+
+    final = await view_of(api, game_id)
+    assert final["phase"] == "ended"
+    for page, partner in zip(pages, ("Ben", "Ann"), strict=True):
+        assert await shown_scores(page) == final["scores"]
+        assert f"You & {partner}" in (await page.text_content(".team.mine") or "")
+        await page.context.close()
+
+
+async def _play_while_offered(page: Page, rng: random.Random) -> bool:
+    """Moves until this page has nothing to do; True once its game has ended."""
+    for _ in range(3):  # the other page's move may still be on its way here
+        while await take_turn(page, rng, keyboard=False):
+            pass
+        if (await table_state(page))["phase"] == "ended":
+            return True
+        await page.wait_for_timeout(50)
+    return False
