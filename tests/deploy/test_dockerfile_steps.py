@@ -181,7 +181,9 @@ class Replay:
             keyword = instruction.keyword
             if keyword in {"ARG", "ENV"}:
                 for key, raw in instruction.key_values():
-                    if keyword == "ARG" and not raw and key in global_args:
+                    if keyword == "ARG" and not raw:
+                        if key not in global_args:
+                            continue  # an ARG with no value is unset, as in Docker
                         raw = global_args[key]
                     value = substitute(self.to_host(raw), {**env, **variables})
                     variables[key] = value
