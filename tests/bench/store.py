@@ -23,6 +23,11 @@ What is measured, all in one run against the same Redis (ratios, since the machi
 - ``redis_connections``: Redis connections held by a fresh store (pool + hub) serving 500
   subscribers (``store.subscribe``) on 100 games, counted with CLIENT LIST against a baseline
   (and, on a detail line, the same for a tenth of both).
+- ``cost_ratio_followed_5000_10``: CPU per command (this process's, from getrusage, less the
+  bench's own choosing and folding, plus Redis', from INFO CPU) while one subscriber follows
+  each of 5,000 idle games, over the same with 10; in both, the played game has a subscriber
+  too. Two stores in this process, one per side, measured alternately so drift cancels out.
+  Flat means an append costs the same however many quiet games a process follows.
 
 Phases are repeated ``--rounds`` times alternating service/raw order; rates are medians.
 Redis: ``REDIS_URL`` if set (loopback only), else a private embedded Redis per ``--appendfsync``
@@ -37,6 +42,7 @@ import argparse
 import asyncio
 import os
 import random
+import resource
 import time
 import uuid
 from collections import Counter
@@ -59,7 +65,7 @@ from domain import PlayerCommand, Rules, State, evolve, legal_actions
 from server.codec import decode_event
 from server.lobby import Lobby
 from server.service import GameService
-from server.store import RedisEventStore, connect_store
+from server.store import RedisClient, RedisEventStore, connect_store
 
 RULES = Rules(target=99)
 """Long games (about 1,200 commands, 1,700 events): version 400 is reached, no game ends
@@ -132,7 +138,7 @@ async def play_commands(
         command = table.choose()
         command_id = table.command_id()
         started = clock()
-        result = await service.play(table.game_id, command, command_id)
+        result = await service.play(table.game_id, command, command_id=command_id)
         latencies.append(clock() - started)
         table.absorb(result.stored)
     return table, setup
@@ -163,7 +169,7 @@ async def append_batches(
         version = outcome.version
 
 
-async def bare_xadds(redis: Redis, batches: list[tuple[bytes, ...]]) -> float:
+async def bare_xadds(redis: RedisClient, batches: list[tuple[bytes, ...]]) -> float:
     """Plain XADD of the first event of each batch, one call per batch: calls per second."""
     key = f"allfours:{{bare-{uuid.uuid4().hex[:16]}}}:events"
     started = time.perf_counter()
@@ -176,7 +182,7 @@ BARE_LUA = "for i = 1, #ARGV do redis.call('XADD', KEYS[1], '*', 'e', ARGV[i]) e
 """The least a script can do to append a batch: no version check, no command id."""
 
 
-async def bare_lua(redis: Redis, batches: list[tuple[bytes, ...]]) -> float:
+async def bare_lua(redis: RedisClient, batches: list[tuple[bytes, ...]]) -> float:
     """Each batch appended by the minimal script (one EVALSHA per batch): batches per second."""
     script = redis.register_script(BARE_LUA)
     key = f"allfours:{{bare-{uuid.uuid4().hex[:16]}}}:events"
@@ -355,7 +361,7 @@ async def cost_by_version(
     for _ in range(args.cost_pairs):
         old = await new_table(service, rng)
         while old.state.version < 390:
-            result = await service.play(old.game_id, old.choose(), old.command_id())
+            result = await service.play(old.game_id, old.choose(), command_id=old.command_id())
             old.absorb(result.stored)
         young = await new_table(service, rng)
         versions = (young.state.version, old.state.version)
@@ -363,19 +369,19 @@ async def cost_by_version(
             for table, bucket in ((old, high), (young, low)):
                 command, command_id = table.choose(), table.command_id()
                 started = time.perf_counter()
-                result = await service.play(table.game_id, command, command_id)
+                result = await service.play(table.game_id, command, command_id=command_id)
                 bucket.append(time.perf_counter() - started)
                 table.absorb(result.stored)
         # What a replay of the whole log would cost: a service with an empty cache.
         fresh = GameService(store, Lobby(store.redis))
         command, command_id = old.choose(), old.command_id()
         started = time.perf_counter()
-        result = await fresh.play(old.game_id, command, command_id)
+        result = await fresh.play(old.game_id, command, command_id=command_id)
         cold.append(time.perf_counter() - started)
         old.absorb(result.stored)
         command, command_id = old.choose(), old.command_id()
         started = time.perf_counter()
-        result = await fresh.play(old.game_id, command, command_id)
+        result = await fresh.play(old.game_id, command, command_id=command_id)
         warm.append(time.perf_counter() - started)
         old.absorb(result.stored)
     return {
@@ -441,7 +447,9 @@ async def connections_with_subscribers(
         stats = store.hub.stats()
 
         async def append_one(table: Table) -> None:
-            result = await service.play(table.game_id, table.choose(), table.command_id())
+            result = await service.play(
+                table.game_id, table.choose(), command_id=table.command_id()
+            )
             appended_at[table.game_id] = time.perf_counter()
             table.absorb(result.stored)
             goal[table.game_id] = result.first_version
@@ -469,53 +477,205 @@ async def connections_with_subscribers(
     }
 
 
+@dataclass(slots=True)
+class FollowedSide:
+    """A store whose hub follows ``idle`` quiet games and the one game being played."""
+
+    idle: int
+    store: RedisEventStore
+    service: GameService
+    table: Table
+    follower: asyncio.Task[None] | None = None
+    waiting: list[asyncio.Task[Any]] = field(default_factory=list)
+    server_s: list[float] = field(default_factory=list)
+    redis_s: list[float] = field(default_factory=list)
+
+    def follow(self) -> None:
+        """A subscriber on the played game that takes every event (its delivery is counted)."""
+        if self.follower is not None:
+            self.follower.cancel()
+        game_id, after = self.table.game_id, self.table.state.version
+
+        async def consume() -> None:
+            async with self.store.subscribe(game_id, after) as sub:
+                async for _ in sub:
+                    pass
+
+        self.follower = asyncio.create_task(consume())
+
+    async def close(self) -> None:
+        for task in [*self.waiting, self.follower]:
+            if task is not None:
+                task.cancel()
+        await asyncio.gather(*self.waiting, return_exceptions=True)
+        if self.follower is not None:
+            await asyncio.gather(self.follower, return_exceptions=True)
+        await self.store.aclose()
+
+
+async def followed_side(url: str, idle: int, rng: random.Random) -> FollowedSide:
+    """A fresh store with one caught-up subscriber on each of ``idle`` one-event games."""
+    store = connect_store(url, name=f"bench-follow-{idle}")
+    service = GameService(store, Lobby(store.redis))
+    side = FollowedSide(idle, store, service, await new_table(service, rng))
+    run = uuid.uuid4().hex[:12]
+    games = [f"idle-{run}-{i}" for i in range(idle)]
+    gate = asyncio.Semaphore(POOL_SIZE)
+
+    async def create(game: str) -> None:
+        async with gate:
+            await store.append(game, 0, [b"{}"])
+
+    await asyncio.gather(*(create(game) for game in games))
+    subs = [store.subscribe(game) for game in games]
+    await asyncio.gather(*(anext(sub) for sub in subs))  # each caught up with its one event
+    side.waiting = [asyncio.create_task(anext(sub)) for sub in subs]
+    side.follow()
+    async with asyncio.timeout(60):
+        while True:
+            stats = store.hub.stats()
+            if stats["live"] == stats["games"] == idle + 1:
+                break
+            await asyncio.sleep(0.05)
+    return side
+
+
+def process_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+async def redis_cpu(admin: Redis) -> float:
+    info: dict[str, Any] = await admin.info("cpu")
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+
+async def measure_followed(side: FollowedSide, admin: Redis, commands: int) -> None:
+    """``commands`` plays on the side's game; CPU per command, of this process and of Redis."""
+    await asyncio.sleep(0.2)  # let the previous side's deliveries settle
+    game_before = side.table.game_id
+    cpu, redis, overhead = process_cpu(), await redis_cpu(admin), OVERHEAD[0]
+    side.table, _ = await play_commands(side.service, side.table, commands, [])
+    await asyncio.sleep(0.05)  # the follower takes the last events
+    server = process_cpu() - cpu - (OVERHEAD[0] - overhead)
+    side.redis_s.append((await redis_cpu(admin) - redis) / commands)
+    side.server_s.append(server / commands)
+    if side.table.game_id != game_before:  # the game ended: follow its successor
+        side.follow()
+
+
+async def cost_with_followers(
+    args: argparse.Namespace, url: str, admin: Redis, rng: random.Random
+) -> dict[str, Any]:
+    """Per-command CPU with ``--followers`` idle followed games over ``--few-followers``."""
+    few = await followed_side(url, args.few_followers, rng)
+    many = await followed_side(url, args.followers, rng)
+    try:
+        for side in (few, many):  # warm-up (caches, pools, code paths), not counted
+            await measure_followed(side, admin, args.followed_commands // 4)
+            side.server_s.clear()
+            side.redis_s.clear()
+        for round_no in range(args.followed_rounds):
+            order = (few, many) if round_no % 2 == 0 else (many, few)
+            for side in order:
+                await measure_followed(side, admin, args.followed_commands)
+            note(
+                f"followers round {round_no}: "
+                + ", ".join(
+                    f"{s.idle}: {(s.server_s[-1] + s.redis_s[-1]) * 1e6:.0f} us/command"
+                    for s in (few, many)
+                )
+            )
+    finally:
+        await few.close()
+        await many.close()
+
+    def per_command(side: FollowedSide) -> float:
+        return median([a + b for a, b in zip(side.server_s, side.redis_s, strict=True)])
+
+    def us(values: list[float]) -> float:
+        return round(median(values) * 1e6, 1)
+
+    return {
+        f"cost_ratio_followed_{args.followers}_{args.few_followers}": round(
+            per_command(many) / per_command(few), 3
+        ),
+        "detail": {
+            "commands_per_round": args.followed_commands,
+            "rounds": args.followed_rounds,
+            **{
+                f"{key}_{side.idle}": value
+                for side in (few, many)
+                for key, value in (
+                    ("us_per_command", round(per_command(side) * 1e6, 1)),
+                    ("server_us", us(side.server_s)),
+                    ("redis_us", us(side.redis_s)),
+                )
+            },
+            "server_ratio": round(median(many.server_s) / median(few.server_s), 3),
+            "redis_ratio": round(median(many.redis_s) / median(few.redis_s), 3),
+        },
+    }
+
+
+PHASES = ("throughput", "cost", "subscribers", "followers")
+
+
 async def run_pass(args: argparse.Namespace, appendfsync: str) -> None:
     rng = random.Random(args.seed)
+    phases = set(args.phases.split(","))
     async with redis_for_bench(appendfsync) as url:
         label = fsync_label(appendfsync)
         admin = Redis.from_url(url, single_connection_client=True)
         store = connect_store(url)
         service = GameService(store, Lobby(store.redis))
+        summary: dict[str, Any] = {"bench": "store", "appendfsync": label}
+        details: list[dict[str, Any]] = []
         try:
-            note(f"appendfsync={label}: throughput")
-            result = await throughput(args, service, store, admin, rng)
-            note(f"appendfsync={label}: cost by version")
-            cost = await cost_by_version(args, store, rng)
-            note(f"appendfsync={label}: subscribers")
-            small = await connections_with_subscribers(
-                url, service, admin, rng, args.subscribers // 10, args.sub_games // 10
-            )
-            subs = await connections_with_subscribers(
-                url, service, admin, rng, args.subscribers, args.sub_games
-            )
+            if "throughput" in phases:
+                note(f"appendfsync={label}: throughput")
+                result = await throughput(args, service, store, admin, rng)
+                summary.update({k: v for k, v in result.items() if k != "detail"})
+                summary.update(commands=args.commands, games=args.games, per_game=args.per_game)
+                details.append({"bench": "store.throughput", **result["detail"]})
+            if "cost" in phases:
+                note(f"appendfsync={label}: cost by version")
+                cost = await cost_by_version(args, store, rng)
+                summary["cost_ratio_v400_v10"] = cost["cost_ratio_v400_v10"]
+                details.append({"bench": "store.cost", **cost["detail"]})
+            if "subscribers" in phases:
+                note(f"appendfsync={label}: subscribers")
+                small = await connections_with_subscribers(
+                    url, service, admin, rng, args.subscribers // 10, args.sub_games // 10
+                )
+                subs = await connections_with_subscribers(
+                    url, service, admin, rng, args.subscribers, args.sub_games
+                )
+                summary.update(
+                    redis_connections=subs["redis_connections"],
+                    subscribers=args.subscribers,
+                    sub_games=args.sub_games,
+                )
+                details += [
+                    {
+                        "bench": "store.connections",
+                        "redis_connections": conn["redis_connections"],
+                        "pool_max_connections": POOL_SIZE,
+                        **conn["detail"],
+                    }
+                    for conn in (small, subs)
+                ]
+            if "followers" in phases:
+                note(f"appendfsync={label}: idle followers")
+                followed = await cost_with_followers(args, url, admin, rng)
+                summary.update({k: v for k, v in followed.items() if k != "detail"})
+                details.append({"bench": "store.followers", **followed["detail"]})
         finally:
             await store.aclose()
             await admin.aclose()
-        summary = {
-            "bench": "store",
-            "appendfsync": label,
-            **{k: v for k, v in result.items() if k != "detail"},
-            "cost_ratio_v400_v10": cost["cost_ratio_v400_v10"],
-            "redis_connections": subs["redis_connections"],
-            "subscribers": args.subscribers,
-            "sub_games": args.sub_games,
-            "commands": args.commands,
-            "games": args.games,
-            "per_game": args.per_game,
-        }
         emit(summary)
-        emit({"bench": "store.throughput", "appendfsync": label, **result["detail"]})
-        emit({"bench": "store.cost", "appendfsync": label, **cost["detail"]})
-        for conn in (small, subs):
-            emit(
-                {
-                    "bench": "store.connections",
-                    "appendfsync": label,
-                    "redis_connections": conn["redis_connections"],
-                    "pool_max_connections": POOL_SIZE,
-                    **conn["detail"],
-                }
-            )
+        for detail in details:
+            emit({**detail, "appendfsync": label})
 
 
 def main() -> None:
@@ -527,6 +687,13 @@ def main() -> None:
     parser.add_argument("--cost-pairs", type=int, default=6)
     parser.add_argument("--subscribers", type=int, default=500)
     parser.add_argument("--sub-games", type=int, default=100)
+    parser.add_argument("--followers", type=int, default=5000, help="idle followed games")
+    parser.add_argument("--few-followers", type=int, default=10, help="the same, few")
+    parser.add_argument("--followed-commands", type=int, default=1000, help="per round, side")
+    parser.add_argument("--followed-rounds", type=int, default=4)
+    parser.add_argument(
+        "--phases", default=",".join(PHASES), help=f"comma-separated, among {', '.join(PHASES)}"
+    )
     parser.add_argument(
         "--appendfsync",
         default="always,everysec",
