@@ -16,7 +16,9 @@ success.
 Redis Cluster: :func:`connect_store` with a ``redis+cluster://`` URL (see
 :mod:`server.store.clients`) builds a cluster client instead; nothing else changes for callers.
 Every key of a game carries the game id as hash tag, so each game lives in one slot and the
-append script runs on one node; live subscriptions use :mod:`server.store.cluster_hub`.
+append script runs on one node. Live subscriptions: every append rings the game's doorbell
+(Pub/Sub) and the hub reads only the games that rang (:mod:`server.store.hub`; on a cluster
+:mod:`server.store.cluster_hub`).
 """
 
 from __future__ import annotations
@@ -107,9 +109,9 @@ class RedisEventStore:
 
     ``commands`` serves appends and reads (a bounded pool: connections grow with concurrency,
     up to its limit, never with the number of games or subscribers). On a single server,
-    ``blocking`` is a separate client used only by the subscription hub's single XREAD BLOCK
-    loop. When ``commands`` is a :class:`RedisCluster`, ``blocking`` is not used (pass None):
-    the hub opens its own Pub/Sub connection, named ``hub_name``.
+    ``blocking`` gives the settings (and name) of the subscription hub's one Pub/Sub connection;
+    the client itself is never used. When ``commands`` is a :class:`RedisCluster`, ``blocking``
+    is not used (pass None): the hub connects to a node, naming its connection ``hub_name``.
     """
 
     def __init__(
@@ -282,7 +284,7 @@ class RedisEventStore:
     def subscribe(self, game_id: str, after: int = 0) -> Subscription:
         """Events of ``game_id`` after version ``after``: stored ones, then live ones.
 
-        See :class:`~server.store.hub.Subscription`.
+        See :class:`~server.store.subscription.Subscription`.
         """
         return self.hub.subscribe(game_id, after)
 
@@ -449,9 +451,10 @@ def connect_store(
       error (safe for appends, see the module docstring); when they are exhausted the call
       raises :class:`StoreUnavailable` (a few hundred milliseconds with the defaults). On a
       cluster a retry first refreshes the slot map, so it also follows a failover.
-    - The hub's blocking reads get their own single connection whose socket timeout exceeds
-      ``block_ms``, so an idle XREAD BLOCK is never mistaken for a dead socket. On a cluster
-      the hub holds one Pub/Sub connection instead (see :mod:`server.store.cluster_hub`).
+    - The hub's doorbells arrive on its own single Pub/Sub connection, whose socket timeout
+      exceeds ``block_ms`` (it pings once per ``block_ms``), so a quiet connection is never
+      mistaken for a dead one; it reads the games that rang through the command pool (see
+      :mod:`server.store.hub`; on a cluster :mod:`server.store.cluster_hub`).
     - Connections are named ``<name>-store`` and ``<name>-hub`` in CLIENT LIST.
     """
     retry = Retry(ExponentialWithJitterBackoff(base=0.05, cap=0.5), retries)
