@@ -1,5 +1,81 @@
-// placeholder replaced below
-export function mountReplay(root) {
-  root.textContent = "Replay";
-  return () => {};
+// The replay page: loads a finished game's log (from the server by id, or from a dropped
+// replay file), checks its deals with WebCrypto, and steps through it by event or by hand with
+// the buttons or the keyboard (← →, Page Up/Down, Home, End).
+
+import * as api from "./api.js";
+import { redrawer } from "./dom.js";
+import { verifyDeals } from "./fairness.js";
+import { renderPicker, renderReplay } from "./replay.js";
+import { handStops } from "./replaystate.js";
+
+export function mountReplay(root, gameId, { navigate }) {
+  let model = { gameId, fileName: null, events: null, stops: [], position: 0, verification: null, error: null };
+  let unmounted = false;
+
+  const handlers = {
+    go: (position) => {
+      model = { ...model, position: Math.max(0, Math.min(model.events.length, position)) };
+      draw();
+    },
+    openId: (id) => navigate(`/replay/${encodeURIComponent(id)}`),
+    openFile: async (file) => {
+      try {
+        load(JSON.parse(await file.text()), null, file.name);
+      } catch (error) {
+        model = { ...model, error: `Not a replay file: ${error.message}` };
+        draw();
+      }
+    },
+  };
+  const draw = redrawer(root, () => (model.events ? renderReplay(model, handlers) : renderPicker(model, handlers)));
+
+  /** Shows a replay (the server's answer or a file's content) and starts checking it. */
+  function load(replay, id, fileName) {
+    if (replay?.format !== "allfours-replay" || !Array.isArray(replay.events)) {
+      throw new Error("its format is not allfours-replay");
+    }
+    const events = replay.events.map((envelope) => envelope.event);
+    model = { gameId: id ?? replay.game_id ?? null, fileName, events, stops: handStops(events), position: 0, verification: null, error: null };
+    draw();
+    verifyDeals(events).then((verification) => {
+      if (unmounted || model.events !== events) return;
+      model = { ...model, verification };
+      draw();
+    });
+  }
+
+  function onKey(event) {
+    if (!model.events || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.target.closest?.("input, select, textarea")) return;
+    const { position, stops, events } = model;
+    const targets = {
+      ArrowRight: position + 1,
+      ArrowLeft: position - 1,
+      PageDown: stops.find((s) => s > position) ?? events.length,
+      PageUp: [...stops].reverse().find((s) => s < position) ?? 0,
+      Home: 0,
+      End: events.length,
+    };
+    if (event.key in targets) {
+      event.preventDefault();
+      handlers.go(targets[event.key]);
+    }
+  }
+
+  document.addEventListener("keydown", onKey);
+  draw();
+  if (gameId) {
+    api.getReplay(gameId).then(
+      (replay) => !unmounted && load(replay, gameId, null),
+      (error) => {
+        if (unmounted) return;
+        model = { ...model, error: error.code === "game_not_finished" ? "This game is not finished yet: watch it at its table." : error.detail };
+        draw();
+      },
+    );
+  }
+  return () => {
+    unmounted = true;
+    document.removeEventListener("keydown", onKey);
+  };
 }

@@ -3,9 +3,10 @@
 // the handlers the page passes in (`act`, `lifecycle`, `takeSeat`, `addBot`, `rematch`).
 
 import { h } from "./dom.js";
-import { cardName, suitOf, suitName } from "./cards.js";
+import { cardName } from "./cards.js";
 import { cardBack, cardButton, cardFace } from "./cardview.js";
-import { TEAM_NAMES, awardName, namesOf, seatLabel } from "./narrate.js";
+import { POSITIONS, awardRow, handFacts, kicksCorner, trickCross } from "./felt.js";
+import { TEAM_NAMES, namesOf, seatLabel } from "./narrate.js";
 import { isBusy } from "./state.js";
 
 const ACTION_LABELS = {
@@ -14,8 +15,6 @@ const ACTION_LABELS = {
   give_one: "Give one",
   run_pack: "Run the pack",
 };
-
-const POSITIONS = ["bottom", "right", "top", "left"];
 
 /** The legal actions in the order the page offers them (and numbers them for the keyboard):
  * the calls first, then the playable cards in the order of the hand. */
@@ -141,13 +140,13 @@ function felt(state, view, handlers) {
     "div",
     { class: "felt", role: "group", "aria-label": "The table" },
     seats,
-    kicks(view),
-    handInfo(view),
+    kicksCorner(view.kicks),
+    handFacts(view.hand_number, view.trump, view.rules.turn_seconds),
     h(
       "div",
       { class: "centre" },
       h("div", { class: "status", id: "status" }, statusLine(state, view)),
-      trick(view, me),
+      trickCross(view.trick, { bottom: me, names: namesOf(view), viewer: view.viewer }),
     ),
   );
 }
@@ -193,6 +192,9 @@ function seatPlate(state, view, seat, position, handlers) {
 
 function seatOffers(state, view, seat, handlers) {
   const mine = view.viewer !== null;
+  if ((view.reserved || []).includes(seat) && view.reserved_until > handlers.now()) {
+    return h("div", { class: "offers" }, h("span", { class: "badge" }, "Kept for its player from the last game"));
+  }
   return h(
     "div",
     { class: "offers" },
@@ -232,47 +234,6 @@ function endText(view) {
   }
   const why = view.end_reason === "resigned" ? ` (${TEAM_NAMES[1 - view.winner]} resigned)` : "";
   return `${TEAM_NAMES[view.winner]} wins, ${view.scores[0]}–${view.scores[1]}${why}`;
-}
-
-function trick(view, me) {
-  const names = namesOf(view);
-  const slots = [0, 1, 2, 3].map((k) => {
-    const seat = (me + k) % 4;
-    const played = view.trick.find((p) => p.seat === seat);
-    return h(
-      "div",
-      { class: `slot slot-${POSITIONS[k]}` },
-      played ? cardFace(played.card, "played") : h("span", { class: "card empty", "aria-hidden": "true" }),
-    );
-  });
-  const said = view.trick.map((p) => `${seatLabel(names, p.seat, view.viewer)}: ${cardName(p.card)}`).join("; ");
-  return h(
-    "div",
-    { class: "trick", role: "group", "aria-label": view.trick.length ? `Trick: ${said}` : "Trick: no card played yet" },
-    slots,
-  );
-}
-
-function kicks(view) {
-  return h(
-    "div",
-    { class: "kicks", role: "group", "aria-label": view.kicks.length > 1 ? "Kicks" : "Kick" },
-    h("span", { class: "label" }, view.kicks.length > 1 ? "Kicks" : "Kick"),
-    h("span", { class: "kick-cards" }, view.kicks.length ? view.kicks.map((code) => cardFace(code, "small")) : h("span", { class: "card small empty", "aria-hidden": "true" })),
-  );
-}
-
-function handInfo(view) {
-  const trump = view.trump ? suitOf(`2${view.trump}`) : null;
-  return h(
-    "dl",
-    { class: "hand-facts" },
-    h("dt", { class: "hand-no" }, "Hand"),
-    h("dd", { class: "hand-no" }, String(view.hand_number || "–")),
-    h("dt", {}, "Trump"),
-    h("dd", { class: trump ? (trump.red ? "trump red" : "trump black") : "trump" }, trump ? [trump.symbol, h("span", { class: "trump-name" }, ` ${suitName(view.trump)}`)] : "not yet"),
-    view.rules.turn_seconds ? [h("dt", {}, "Clock"), h("dd", {}, `${view.rules.turn_seconds} s`)] : null,
-  );
 }
 
 function controls(state, view, actions, handlers) {
@@ -362,8 +323,16 @@ function spectatorNote(view) {
   );
 }
 
-/** Leave, resign, away and back, abort, rematch: shown from the seat's state, on servers whose
- * views have the table lifecycle (a `deadline` field). */
+const SEAT_ACTIONS = {
+  come_back: { label: "I’m back", primary: true },
+  step_away: { label: "Step away" },
+  abort: { label: "Abort the table", question: "Close this table for everyone?" },
+  resign: { label: "Resign", question: "Resign the game for your team?" },
+  leave: { label: "Leave the table", question: "Leave the table? A bot will play your seat." },
+};
+
+/** Away and back, leave, resign, abort: exactly the view's `seat_actions` (servers without
+ * the table lifecycle send none). At the end: the rematch, the replay, the lobby. */
 function lifecycle(state, view, handlers) {
   const me = view.viewer;
   const buttons = [];
@@ -375,20 +344,24 @@ function lifecycle(state, view, handlers) {
     }
     buttons.push(h("a", { class: "button", href: `/replay/${encodeURIComponent(state.gameId)}`, "data-link": true }, "Replay this game"));
     buttons.push(h("a", { class: "button", href: "/", "data-link": true }, "Back to the lobby"));
-  } else if (me !== null && "deadline" in view) {
-    const seat = view.seats[me];
-    buttons.push(
-      seat.away
-        ? h("button", { type: "button", class: "primary", "data-key": "come_back", onclick: () => handlers.lifecycle("come_back") }, "I’m back")
-        : h("button", { type: "button", "data-key": "step_away", onclick: () => handlers.lifecycle("step_away") }, "Step away"),
-    );
-    const started = view.hand_number > 1 || view.tricks_played > 0 || view.trick.length > 0;
-    if (!started) {
-      buttons.push(h("button", { type: "button", "data-key": "abort", onclick: () => handlers.lifecycle("abort", "Close this table for everyone?") }, "Abort the table"));
-    } else {
-      buttons.push(h("button", { type: "button", "data-key": "resign", onclick: () => handlers.lifecycle("resign", "Resign the game for your team?") }, "Resign"));
+  } else {
+    for (const action of view.seat_actions || []) {
+      const known = SEAT_ACTIONS[action.type] || { label: action.type };
+      buttons.push(
+        h(
+          "button",
+          {
+            type: "button",
+            class: known.primary ? "primary" : "",
+            "data-seat-action": action.type,
+            "data-key": `seat-${action.type}`,
+            disabled: isBusy(state),
+            onclick: () => handlers.lifecycle(action, known.question),
+          },
+          known.label,
+        ),
+      );
     }
-    buttons.push(h("button", { type: "button", "data-key": "leave", onclick: () => handlers.lifecycle("leave", "Leave the table? A bot will play your seat.") }, "Leave the table"));
   }
   if (!buttons.length) return null;
   return h(
@@ -469,14 +442,7 @@ function handPoints(state, view) {
             { class: "awards" },
             last.kicks.filter((k) => k.points).map((k) => h("li", {}, h("span", {}, `Kick (${cardName(k.card)})`), h("span", {}, `${TEAM_NAMES[k.team]} +${k.points}`))),
             last.gaveOne.map((g) => h("li", {}, h("span", {}, "Gave one"), h("span", {}, `${TEAM_NAMES[g.team]} +${g.points}`))),
-            last.awards.map((a) =>
-              h(
-                "li",
-                {},
-                h("span", {}, awardName(a.kind), a.card ? ` (${cardName(a.card)})` : ""),
-                h("span", {}, `${TEAM_NAMES[a.team]} +${a.points}`),
-              ),
-            ),
+            last.awards.map(awardRow),
             last.awards.length ? null : h("li", {}, "No points awarded"),
           ),
         ]

@@ -93,15 +93,15 @@ export function mountTable(root, gameId, { navigate, askName }) {
     });
   }
 
-  async function act(action) {
+  /** Sends a legal action or a seat action. A move is sent with the version it was chosen
+   * at: if the game moved on meanwhile it is refused, never played somewhere else. */
+  async function act(action, { move = true } = {}) {
     if (isBusy(state) || !held) return;
     const { seat: _seat, ...command } = action;
+    if (move) command.expected_version = state.view.version;
     dispatch({ kind: "pending" });
     try {
-      const answer = await api.sendCommand(gameId, held.seat, held.token, {
-        ...command,
-        expected_version: state.view.version,
-      });
+      const answer = await api.sendCommand(gameId, held.seat, held.token, command);
       // The answer's events also come down the stream, which alone tells the story (so the
       // log has no gap); the answer's view, when the server sends one, saves a round trip.
       if (answer.view) dispatch({ kind: "view", view: answer.view });
@@ -113,10 +113,9 @@ export function mountTable(root, gameId, { navigate, askName }) {
     }
   }
 
-  async function lifecycle(type, question) {
-    // eslint-disable-next-line no-alert
+  async function lifecycle(action, question) {
     if (question && !window.confirm(question)) return;
-    await act({ type });
+    await act(action, { move: false });
   }
 
   async function takeSeat(seat) {

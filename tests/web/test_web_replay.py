@@ -1,0 +1,96 @@
+"""The replay viewer: it steps a finished game to its end, checks every deal against the seed
+in the browser (WebCrypto) and shows the API's scores; a tampered replay file is caught."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import httpx
+import pytest
+from playwright.async_api import Page
+from support import replay_of, view_of
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
+
+BOTS = ["heuristic", "random", "heuristic", "random"]
+
+
+async def finished_game(api: httpx.AsyncClient) -> str:
+    """A whole game of four bots: it is played to its end within the creation."""
+    created = await api.post("/v1/games", json={"bots": BOTS})
+    assert created.status_code == 201, created.text
+    game_id: str = created.json()["game_id"]
+    assert (await view_of(api, game_id))["phase"] == "ended"
+    return game_id
+
+
+async def position(page: Page) -> tuple[int, int]:
+    values = await page.eval_on_selector(
+        ".replay", "el => [+el.dataset.position, +el.dataset.total]"
+    )
+    return values[0], values[1]
+
+
+async def wait_position(page: Page, expected: int) -> None:
+    """The viewer redraws at the next animation frame: wait for it."""
+    await page.wait_for_function(
+        "n => +document.querySelector('.replay').dataset.position === n", arg=expected
+    )
+
+
+async def test_the_replay_viewer_steps_to_the_end_and_verifies_the_seed(
+    page: Page, api: httpx.AsyncClient
+) -> None:
+    game_id = await finished_game(api)
+    replay, events = await replay_of(api, game_id)
+    final = await view_of(api, game_id)
+
+    await page.goto(f"/replay/{game_id}")
+    await page.wait_for_selector('.verify[data-ok="true"]')
+    assert await page.get_attribute("[data-seed]", "data-seed") == replay["seed"]
+    deals = await page.locator(".deal-checks li").count()
+    assert deals == sum(type(e).__name__ == "Dealt" for e in events)
+    assert await position(page) == (0, len(events))
+
+    # Hand by hand, the viewer stops right after each hand is scored and after the game ends.
+    types = [type(e).__name__ for e in events]
+    stops = [i + 1 for i, name in enumerate(types) if name in ("HandScored", "GameEnded")]
+    await page.keyboard.press("ArrowRight")
+    await wait_position(page, 1)
+    await page.keyboard.press("ArrowRight")
+    await wait_position(page, 2)
+    await page.keyboard.press("PageDown")  # to the end of the first hand
+    await wait_position(page, stops[0])
+    await page.get_by_role("button", name="End").click()
+    await wait_position(page, len(events))
+    scores = [int(await page.text_content(f'[data-score="{t}"]') or "-1") for t in (0, 1)]
+    assert scores == final["scores"]
+    assert "wins" in (await page.text_content(".replay-scores .result") or "")
+    await page.keyboard.press("PageUp")  # back to the last stop before the end
+    await wait_position(page, max(s for s in stops if s < len(events)))
+
+
+async def test_a_tampered_replay_file_is_caught(page: Page, api: httpx.AsyncClient) -> None:
+    game_id = await finished_game(api)
+    replay, _ = await replay_of(api, game_id)
+    forged = copy.deepcopy(replay)
+    dealt = next(e["event"] for e in forged["events"] if e["event"]["type"] == "Dealt")
+    hands = dealt["hands"]
+    hands[0][0], hands[1][0] = hands[1][0], hands[0][0]  # a friendlier first card for seat 0
+
+    await page.goto("/replay")
+    await page.set_input_files(
+        "#replay-file",
+        files=[
+            {
+                "name": "forged.json",
+                "mimeType": "application/json",
+                "buffer": json.dumps(forged).encode(),
+            }
+        ],
+    )
+    await page.wait_for_selector('.verify[data-ok="false"]')
+    verdict = await page.text_content(".verify .verdict") or ""
+    assert "Not verified" in verdict and "deal 1.1" in verdict
+    assert await page.locator(".deal-checks li.bad").count() == 1
