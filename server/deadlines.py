@@ -37,7 +37,8 @@ class DeadlineSweeper:
         clock: Callable[[], int],
         interval_s: float = 0.25,
         batch: int = 200,
-        concurrency: int = 16,
+        concurrency: int = 32,
+        full_pass_every: int = 240,
     ) -> None:
         self._service = service
         self._store = store
@@ -45,14 +46,24 @@ class DeadlineSweeper:
         self._interval_s = interval_s
         self._batch = batch
         self._concurrency = asyncio.Semaphore(concurrency)
+        self._full_pass_every = full_pass_every
+        self._passes = 0
 
     async def sweep_once(self, now_ms: int | None = None) -> int:
         """Fire whatever is due at ``now_ms`` (default: the clock). Returns how many
         timeouts or expiries this pass stored."""
+        return (await self._pass(now_ms))[1]
+
+    async def _pass(self, now_ms: int | None) -> tuple[int, int]:
+        """One pass: (entries found due, timeouts or expiries stored). On a cluster, every
+        ``full_pass_every``-th pass (and the first) reads every slot's due-index, not only
+        those of the slots new games are given."""
         now = self._clock() if now_ms is None else now_ms
-        due = await self._store.due_games(now, self._batch)
+        every_slot = self._passes % self._full_pass_every == 0
+        self._passes += 1
+        due = await self._store.due_games(now, self._batch, every_slot=every_slot)
         fired = await asyncio.gather(*(self._fire(game_id) for game_id, _ in due))
-        return sum(fired)
+        return len(due), sum(fired)
 
     async def _fire(self, game_id: str) -> int:
         async with self._concurrency:
@@ -70,8 +81,10 @@ class DeadlineSweeper:
         backoff = self._interval_s
         while True:
             try:
-                await self.sweep_once()
+                found, _ = await self._pass(None)
                 backoff = self._interval_s
+                if found >= self._batch:
+                    continue  # more may be due already: no pause while behind
             except asyncio.CancelledError:
                 raise
             except StoreUnavailable as exc:

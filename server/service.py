@@ -49,6 +49,7 @@ from server.errors import (
 )
 from server.lobby import GamePage, Lobby, Status
 from server.store import AppendResult, Due, EventStore, StoredEvent, StoreRegressed
+from server.store.keys import swept_slot
 from server.tokens import derived_token, new_token, token_hash
 
 _log = logging.getLogger("allfours.service")
@@ -84,7 +85,11 @@ class _Cached:
 
 
 def new_game_id() -> str:
-    return secrets.token_hex(8)
+    """64 random bits, in hex, whose hash slot is one a cluster's sweeper reads each pass."""
+    while True:
+        game_id = secrets.token_hex(8)
+        if swept_slot(game_id):
+            return game_id
 
 
 def system_clock() -> int:
@@ -515,5 +520,11 @@ def _decide_owed(state: State, seed: str, at: int) -> tuple[State, list[Event]]:
 
 
 def _id_for_key(idempotency_key: str) -> str:
-    """A retried creation with the same key names the same game, so it cannot create two."""
-    return hashlib.sha256(b"create:" + idempotency_key.encode()).hexdigest()[:16]
+    """A retried creation with the same key names the same game, so it cannot create two.
+    The first of the key's hashes whose slot a cluster's sweeper reads (64 tries on average)."""
+    n = 0
+    while True:
+        digest = hashlib.sha256(f"create:{idempotency_key}:{n}".encode()).hexdigest()[:16]
+        if swept_slot(digest):
+            return digest
+        n += 1

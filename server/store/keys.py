@@ -66,6 +66,17 @@ DUE_KEY = PREFIX + ":due"
 """The due-index on one Redis server: game id -> when time alone next changes the game."""
 
 
+DUE_SLOT_STEP = 64
+"""New game ids are chosen so that their hash slot is a multiple of this (see ``swept_slot``):
+a cluster then holds at most 16384 / 64 = 256 due-indexes, spread evenly over the slot range
+(so over every node), which is what a sweeper reads each pass."""
+
+
+def swept_slot(game_id: str) -> bool:
+    """Whether ``game_id``'s due-index is one of the few a cluster sweeper reads every pass."""
+    return key_slot(game_id.encode()) % DUE_SLOT_STEP == 0
+
+
 def due_key(game_id: str, *, cluster: bool) -> str:
     """The due-index that holds ``game_id``'s entry.
 
@@ -75,17 +86,17 @@ def due_key(game_id: str, *, cluster: bool) -> str:
     """
     if not cluster:
         return DUE_KEY
-    return f"{PREFIX}:{{{slot_tag(key_slot(game_id.encode()))}}}:due"
+    return _due_key_of_slot(key_slot(game_id.encode()))
 
 
-def slot_tag(slot: int) -> str:
-    """A short string whose hash slot is ``slot`` (found once, then remembered)."""
-    return _slot_tags()[slot]
+def _due_key_of_slot(slot: int) -> str:
+    return f"{PREFIX}:{{{_slot_tags()[slot]}}}:due"
 
 
 @cache
 def _slot_tags() -> tuple[str, ...]:
-    # About 180,000 CRC16s cover all 16,384 slots: done once per process, on a cluster only.
+    """For each hash slot, a short string that hashes to it (about 180,000 CRC16s: done once
+    per process, and only on a cluster)."""
     tags: list[str | None] = [None] * 16384
     missing = 16384
     n = 0
@@ -99,6 +110,8 @@ def _slot_tags() -> tuple[str, ...]:
     return tuple(t for t in tags if t is not None)
 
 
-def cluster_due_keys() -> tuple[str, ...]:
-    """Every per-slot due-index of a cluster (what a cluster sweeper reads)."""
-    return tuple(f"{PREFIX}:{{{tag}}}:due" for tag in _slot_tags())
+def cluster_due_keys(*, every_slot: bool) -> tuple[str, ...]:
+    """The due-indexes a cluster sweeper reads: those of the slots new games are given (each
+    pass), or of every slot (now and then, for games whose ids were chosen otherwise)."""
+    step = 1 if every_slot else DUE_SLOT_STEP
+    return tuple(_due_key_of_slot(slot) for slot in range(0, 16384, step))

@@ -340,10 +340,15 @@ class RedisEventStore:
         last, first, *recorded = raw.decode().split(":", 2)
         return AppendResult("duplicate", int(last), int(first), recorded[0] if recorded else "")
 
-    async def due_games(self, now_ms: int, limit: int = 200) -> list[tuple[str, int]]:
+    async def due_games(
+        self, now_ms: int, limit: int = 200, *, every_slot: bool = False
+    ) -> list[tuple[str, int]]:
         """Games whose due-index time is at or before ``now_ms``: (game id, due time), the
-        most overdue first, at most ``limit`` per index. Only a hint: the game's log decides."""
-        keys = cluster_due_keys() if self.cluster else (DUE_KEY,)
+        most overdue first, at most ``limit`` per index. Only a hint: the game's log decides.
+
+        On a cluster, the indexes of the slots new games are given (see ``keys.swept_slot``);
+        with ``every_slot``, all 16384 (for games whose ids were chosen otherwise)."""
+        keys = cluster_due_keys(every_slot=every_slot) if self.cluster else (DUE_KEY,)
         try:
             async with self._redis.pipeline(transaction=False) as pipe:
                 for key in keys:
