@@ -114,6 +114,17 @@ class Subscription:
     def closed(self) -> bool:
         return self._closed or self._failure is not None
 
+    @property
+    def more_waiting(self) -> bool:
+        """Whether the next ``__anext__`` has an event at hand (no wait for a new append):
+        False marks the end of a batch, as far as this subscriber can tell."""
+        return (
+            bool(self._backlog)
+            or self._held is not None
+            or not self._queue.empty()
+            or not self._caught_up
+        )
+
     def __aiter__(self) -> Self:
         return self
 

@@ -1,0 +1,57 @@
+"""One stream plus one POST per decision: a client plays a whole game from the stream's view
+snapshots (``?view=1``) and the views in command answers, never asking for the view."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+from support import bearer, command_body, create_game, sse_frames, take_seat
+
+
+async def test_a_game_played_from_one_stream_and_one_post_per_decision(
+    client: httpx.AsyncClient,
+) -> None:
+    game = (
+        await create_game(client, [None, "random", "random", "random"], target=3, turn_seconds=None)
+    )["game_id"]
+    token = await take_seat(client, game, 0, "ann")
+    posts = 0
+    versions: list[int] = []
+    last_event = 0
+    async for frame in sse_frames(
+        client, f"/v1/games/{game}/stream", params={"token": token, "view": "true"}
+    ):
+        if frame.event != "view":
+            assert frame.id is not None
+            last_event = frame.id
+            continue
+        assert frame.id is None  # a snapshot never moves the resume point
+        view = json.loads(frame.data)
+        assert view["version"] == last_event  # exactly the events sent so far
+        versions.append(view["version"])
+        assert view["viewer"] == 0 and isinstance(view["hand"], list)
+        if view["phase"] == "ended" and view["seed"]:
+            break
+        if view["to_act"] == 0 and view["legal_actions"]:
+            answer = await client.post(
+                f"/v1/games/{game}/seats/0/commands",
+                json=command_body(view["legal_actions"][0], expected_version=view["version"]),
+                headers=bearer(token),
+            )
+            posts += 1
+            assert answer.status_code == 200, answer.text
+            assert answer.json()["view"]["version"] == answer.json()["version"]
+    assert versions == sorted(versions) and posts > 0
+    final = (await client.get(f"/v1/games/{game}")).json()
+    assert final["phase"] == "ended" and final["version"] >= versions[-1]
+
+
+async def test_a_spectator_snapshot_holds_no_hand(client: httpx.AsyncClient) -> None:
+    game = (await create_game(client, ["random"] * 4, target=2))["game_id"]
+    async for frame in sse_frames(client, f"/v1/games/{game}/stream", params={"view": "1"}):
+        if frame.event == "view":
+            view = json.loads(frame.data)
+            assert view["hand"] is None and view["legal_actions"] == []
+            assert view["version"] == 0  # the first snapshot: where the stream starts
+            break
