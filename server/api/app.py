@@ -10,7 +10,6 @@ from typing import Any, NoReturn
 
 import msgspec
 from litestar import Litestar, Request
-from litestar.config.cors import CORSConfig
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.exceptions import ValidationException
@@ -18,13 +17,13 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme, Server
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
-from server.api.allow import allow_header_fix
 from server.api.auth import SeatAuth
 from server.api.context import AppContext
+from server.api.cors import cors_config
 from server.api.docs import StrictStructSchemaPlugin
+from server.api.edge import wrap_edges
 from server.api.games import GamesController
 from server.api.health import HealthController
-from server.api.logs import request_logging
 from server.api.metrics import Metrics
 from server.api.problems import EXCEPTION_HANDLERS
 from server.api.ratelimit import RateLimiter
@@ -135,7 +134,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         await _context(request.app.state).limiter.check(request)
         await check_body_strictly(request)
 
-    return Litestar(
+    app = Litestar(
         route_handlers=[
             GamesController,
             StreamController,
@@ -149,12 +148,8 @@ def create_app(settings: Settings | None = None) -> Litestar:
         before_request=before_request,
         plugins=[StrictStructSchemaPlugin()],
         request_max_body_size=settings.max_body_bytes,
-        cors_config=CORSConfig(allow_origins=list(settings.cors_origins))
-        if settings.cors_origins
-        else None,
+        cors_config=cors_config(settings.cors_origins),
         middleware=[
-            request_logging(settings.access_log),
-            allow_header_fix,
             PrometheusConfig(app_name="allfours", group_path=True).middleware,
         ],
         openapi_config=OpenAPIConfig(
@@ -179,3 +174,4 @@ def create_app(settings: Settings | None = None) -> Litestar:
         logging_config=None,  # logs are configured by `configure_logging` (JSON lines)
         debug=False,
     )
+    return wrap_edges(app, settings.access_log)

@@ -9,12 +9,12 @@ sent as a heartbeat when nothing happened for a while, so proxies keep the conne
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 from litestar import Controller, Request, get
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import OpenAPIType
 from litestar.params import Parameter
 from litestar.response import Stream
 
@@ -76,12 +76,27 @@ async def sse_frames(
         subscription.close()
 
 
-def _resume_point(request: Request[Any, Any, Any], after: int) -> int:
-    last = request.headers.get("last-event-id")
-    if last is not None:
-        with contextlib.suppress(ValueError):
-            return min(max(int(last), 0), MAX_VERSION)
-    return after
+LastEventId = Annotated[
+    str | None,
+    Parameter(
+        header="Last-Event-ID",
+        required=False,
+        pattern=r"^[0-9]{1,16}$",
+        description="Resume after this version (an ``id`` this stream sent; browsers send it "
+        "when they reconnect). Takes precedence over ``after``. Anything but a decimal "
+        "version is refused (400 ``invalid_request``).",
+        # A header is sent or not, never null: the spec says a string, not ``string | null``.
+        schema_extra={"one_of": None, "type": OpenAPIType.STRING},
+    ),
+]
+
+
+def _resume_point(last_event_id: str | None, after: int) -> int:
+    """Where the stream starts: ``Last-Event-ID`` (checked against its pattern already), else
+    ``after``. A version beyond any game's is kept at the largest one, as a resync."""
+    if last_event_id is None:
+        return after
+    return min(int(last_event_id), MAX_VERSION)
 
 
 class StreamController(Controller):
@@ -118,15 +133,12 @@ class StreamController(Controller):
         ctx: AppContext,
         after: After = 0,
         token: SeatToken = None,
-        last_event_id: Annotated[
-            str | None,
-            Parameter(header="Last-Event-ID", required=False, description="Resume after this"),
-        ] = None,
+        last_event_id: LastEventId = None,
     ) -> Stream:
         viewer = await ctx.auth.seat_of(game_id, token_of(request), required=False)
         if not await ctx.store.exists(game_id):
             raise GameNotFound(f"no game {game_id!r}")
-        start = _resume_point(request, after)
+        start = _resume_point(last_event_id, after)
         return Stream(
             sse_frames(ctx, game_id, start, viewer), media_type=SSE_MEDIA_TYPE, headers=_HEADERS
         )
