@@ -3,13 +3,22 @@
 // the handlers the lobby page passes in.
 
 import { h } from "./dom.js";
+import { cardFace } from "./cardview.js";
 import { TEAM_NAMES } from "./narrate.js";
 
 const SEAT_CHOICES = [
   ["you", "You"],
   ["open", "Open seat"],
-  ["heuristic", "Bot (heuristic)"],
-  ["random", "Bot (random)"],
+  ["heuristic", "Bot"],
+  ["random", "Random bot"],
+];
+
+/** The four points a hand can score, each with a card that wins it. */
+const POINTS = [
+  ["AS", "High"],
+  ["2C", "Low"],
+  ["JH", "Jack"],
+  ["TD", "Game"],
 ];
 
 const CLOCK_CHOICES = [
@@ -45,7 +54,8 @@ export function renderStart(name, handlers) {
       "section",
       { class: "hero panel", "aria-labelledby": "hero-title" },
       h("h1", { id: "hero-title" }, "All Fours"),
-      h("p", { class: "tagline" }, "The national card game of Trinidad and Tobago. Two teams, High, Low, Jack and Game: first to 14 wins."),
+      h("p", { class: "tagline" }, "The national card game of Trinidad and Tobago. Two teams of two; each hand scores High, Low, Jack and Game, and the first team to 14 wins."),
+      h("div", { class: "fan", "aria-hidden": "true" }, POINTS.map(([code, name]) => h("figure", {}, cardFace(code), h("figcaption", {}, name)))),
       h(
         "form",
         { class: "quick", onsubmit: quick },
@@ -64,7 +74,8 @@ export function renderStart(name, handlers) {
         h(
           "fieldset",
           { class: "seats-choice" },
-          h("legend", {}, "Seats (partners sit opposite: 1 & 3 are ", TEAM_NAMES[0], ", 2 & 4 ", TEAM_NAMES[1], ")"),
+          h("legend", {}, "Seats"),
+          h("p", { class: "hint" }, `Partners sit opposite: seats 1 & 3 are ${TEAM_NAMES[0]}, 2 & 4 are ${TEAM_NAMES[1]}.`),
           [0, 1, 2, 3].map((seat) => field(`Seat ${seat + 1}`, select(`seat${seat}`, SEAT_CHOICES, seat === 0 ? "you" : seat === 2 ? "open" : "heuristic"))),
         ),
         h(
@@ -83,10 +94,19 @@ export function renderStart(name, handlers) {
   );
 }
 
+/** The server names bots after their kind ("heuristic bot"): the lobby just says "Bot". */
+const BOT_NAME = /^(heuristic|random) bot$/;
+
 function players(game) {
-  return game.players.map((name, seat) =>
-    h("li", { class: name ? "" : "open" }, h("span", { class: "seat-no" }, `${seat + 1}`), name || "open"),
-  );
+  return game.players.map((name, seat) => {
+    const bot = name !== null && BOT_NAME.test(name);
+    return h(
+      "li",
+      { class: name === null ? "open" : bot ? "bot" : "" },
+      h("span", { class: "seat-no" }, `${seat + 1}`),
+      name === null ? "open" : bot ? "Bot" : name,
+    );
+  });
 }
 
 function row(game, actions, extra) {

@@ -66,7 +66,7 @@ export function renderReplay(model, handlers) {
       "div",
       { class: "replay-head" },
       h("h1", { id: "replay-title" }, "Replay ", h("code", {}, model.gameId || model.fileName || "")),
-      model.gameId ? h("a", { href: `/table/${encodeURIComponent(model.gameId)}`, "data-link": true }, "The table") : null,
+      model.gameId ? h("a", { class: "button small", href: `/table/${encodeURIComponent(model.gameId)}`, "data-link": true }, "Open its table") : null,
     ),
     verification(model.verification),
     h(

@@ -239,32 +239,29 @@ function endText(view) {
 function controls(state, view, actions, handlers) {
   const calls = actions.filter((a) => a.type !== "play");
   const prompt = view.viewer !== null && view.to_act === view.viewer && view.phase !== "ended";
+  // A refusal takes the prompt's place, on the same line: nothing below moves.
   return h(
     "div",
-    { class: `controls${prompt ? " your-turn" : ""}` },
-    h(
-      "div",
-      { class: "calls", role: "group", "aria-label": "Your actions" },
-      h("p", { class: "prompt" }, view.viewer === null ? "Watching" : statusLine(state, view)),
-      calls.map((action, i) =>
-        h(
-          "button",
-          {
-            type: "button",
-            class: "primary",
-            "data-action": action.type,
-            "data-key": `action-${action.type}`,
-            "aria-keyshortcuts": String(i + 1),
-            disabled: isBusy(state),
-            onclick: () => handlers.act(action),
-          },
-          h("span", { class: "keycap", "aria-hidden": "true" }, String(i + 1)),
-          ACTION_LABELS[action.type] || action.type,
-        ),
-      ),
-      prompt && view.deadline ? h("span", { class: "clock" }, "Time left ", countdown(view.deadline, handlers.now())) : null,
-    ),
+    { class: `controls${prompt ? " your-turn" : ""}`, role: "group", "aria-label": "Your actions" },
     h("p", { class: "error", role: "alert", id: "problem" }, state.error || ""),
+    state.error ? null : h("p", { class: "prompt" }, view.viewer === null ? "Watching" : statusLine(state, view)),
+    calls.map((action, i) =>
+      h(
+        "button",
+        {
+          type: "button",
+          class: "primary",
+          "data-action": action.type,
+          "data-key": `action-${action.type}`,
+          "aria-keyshortcuts": String(i + 1),
+          disabled: isBusy(state),
+          onclick: () => handlers.act(action),
+        },
+        h("span", { class: "keycap", "aria-hidden": "true" }, String(i + 1)),
+        ACTION_LABELS[action.type] || action.type,
+      ),
+    ),
+    prompt && view.deadline ? h("span", { class: "clock" }, "Time left ", countdown(view.deadline, handlers.now())) : null,
   );
 }
 
@@ -352,7 +349,7 @@ function lifecycle(state, view, handlers) {
           "button",
           {
             type: "button",
-            class: known.primary ? "primary" : "",
+            class: known.primary ? "small primary" : "small",
             "data-seat-action": action.type,
             "data-key": `seat-${action.type}`,
             disabled: isBusy(state),
@@ -416,35 +413,26 @@ function lastTrick(state, view, names) {
 
 function handPoints(state, view) {
   const current = state.hand;
-  const rows = [];
-  for (const kick of current?.kicks || []) {
-    if (kick.points) rows.push(h("li", {}, `Kick ${cardName(kick.card)}: ${kick.points} to ${TEAM_NAMES[kick.team]}`));
-  }
-  for (const gave of current?.gaveOne || []) {
-    rows.push(h("li", {}, `Gave one: ${gave.points} to ${TEAM_NAMES[gave.team]}`));
-  }
+  const row = (what, team, points) => h("li", {}, h("span", {}, what), h("span", {}, `${TEAM_NAMES[team]} +${points}`));
+  const early = (hand) => [
+    ...hand.kicks.filter((k) => k.points).map((k) => row(`Kick (${cardName(k.card)})`, k.team, k.points)),
+    ...hand.gaveOne.map((g) => row("Gave one", g.team, g.points)),
+  ];
   const last = state.lastHand;
   return h(
     "section",
     { class: "panel points" },
-    h("h2", {}, "Points"),
+    h("h2", {}, "This hand"),
     h(
-      "p",
-      { class: "muted" },
-      `Toward Game this hand: ${TEAM_NAMES[0]} ${view.game_counts[0]}, ${TEAM_NAMES[1]} ${view.game_counts[1]}`,
+      "ul",
+      { class: "awards" },
+      h("li", {}, h("span", {}, "Count toward Game"), h("span", {}, `A ${view.game_counts[0]} · B ${view.game_counts[1]}`)),
+      current ? early(current) : null,
     ),
-    rows.length ? h("ul", { class: "awards" }, rows) : null,
     last
       ? [
           h("h3", {}, `Hand ${last.number ?? ""} scored`),
-          h(
-            "ul",
-            { class: "awards" },
-            last.kicks.filter((k) => k.points).map((k) => h("li", {}, h("span", {}, `Kick (${cardName(k.card)})`), h("span", {}, `${TEAM_NAMES[k.team]} +${k.points}`))),
-            last.gaveOne.map((g) => h("li", {}, h("span", {}, "Gave one"), h("span", {}, `${TEAM_NAMES[g.team]} +${g.points}`))),
-            last.awards.map(awardRow),
-            last.awards.length ? null : h("li", {}, "No points awarded"),
-          ),
+          h("ul", { class: "awards" }, early(last), last.awards.map(awardRow), last.awards.length ? null : h("li", {}, "No points awarded")),
         ]
       : null,
   );

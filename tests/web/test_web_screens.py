@@ -1,0 +1,72 @@
+"""Screenshots of each screen, for people to look at (the README shows them): the lobby, a
+table in the middle of a hand (desktop and 390 px wide) and the replay viewer. Each is also a
+check that the screen is there and full."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.async_api import Page
+from support import replay_of, take_seat
+from webplay import table_state, take_turn, wait_for_table
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
+
+
+async def mid_hand(page: Page, rng: random.Random) -> None:
+    """Plays until this seat is to play a card into a trick already begun, holding at least
+    four cards: the moment a table looks most like a table."""
+    for _ in range(200):
+        state = await table_state(page)
+        assert state["phase"] != "ended", "the game ended before a good moment came"
+        trick = await page.locator(".trick .card.played").count()
+        held = await page.locator(".hand .card").count()
+        playable = await page.locator(".hand button.card.playable").count()
+        if trick >= 2 and held >= 4 and playable:
+            return
+        if not await take_turn(page, rng, keyboard=False):
+            await page.wait_for_timeout(30)
+    raise AssertionError("no moment mid-hand came")
+
+
+async def test_screens(page: Page, api: httpx.AsyncClient, screenshots: Path) -> None:
+    waiting = (
+        await api.post("/v1/games", json={"bots": [None, "heuristic", None, "heuristic"]})
+    ).json()["game_id"]
+    await take_seat(api, waiting, 0, "Maya")
+    await api.post("/v1/games", json={"bots": ["heuristic"] * 4})  # one to replay
+
+    await page.goto("/")
+    await page.fill("#player-name", "Ann")
+    await page.click("#quick-play")
+    await page.wait_for_url("**/table/*")
+    await wait_for_table(page)
+    await mid_hand(page, random.Random(7))
+    await page.mouse.move(0, 0)
+    await page.screenshot(path=str(screenshots / "table.png"), full_page=True)
+    await page.set_viewport_size({"width": 390, "height": 844})
+    await page.screenshot(path=str(screenshots / "table-mobile.png"), full_page=True)
+    await page.set_viewport_size({"width": 1280, "height": 900})
+
+    await page.goto("/")
+    await page.wait_for_selector(f'.game-row[data-game="{waiting}"]')
+    await page.wait_for_selector("#done-title ~ .game-list .game-row")
+    await page.screenshot(path=str(screenshots / "lobby.png"), full_page=True)
+
+    finished = page.locator("#done-title ~ .game-list .game-row").first
+    game_id = await finished.get_attribute("data-game")
+    assert game_id
+    await finished.get_by_role("link", name="Replay").click()
+    await page.wait_for_selector('.verify[data-ok="true"]')
+    _, events = await replay_of(api, game_id)
+    deals = [i for i, e in enumerate(events) if type(e).__name__ == "Dealt"]
+    target = (deals[1] if len(deals) > 1 else deals[0]) + 12  # a few tricks into a hand
+    for _ in range(target):
+        await page.keyboard.press("ArrowRight")
+    await page.wait_for_function(
+        "n => +document.querySelector('.replay').dataset.position === n", arg=target
+    )
+    await page.screenshot(path=str(screenshots / "replay.png"), full_page=True)
