@@ -147,4 +147,6 @@ def test_options_lists_every_method_of_the_games_collection(app: Litestar) -> No
     with asgi.get_client(app) as client:
         response = client.options("/v1/games")
     assert response.status_code == 204
-    assert set(response.headers["allow"].replace(" ", "").split(",")) == {"GET", "POST", "OPTIONS"}
+    # HEAD too: every GET answers it (server.api.head).
+    methods = set(response.headers["allow"].replace(" ", "").split(","))
+    assert methods == {"GET", "HEAD", "POST", "OPTIONS"}
