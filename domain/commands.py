@@ -48,23 +48,29 @@ class Deal(_Command, frozen=True, tag="deal"):
 
 class Stand(_Command, frozen=True, tag="stand"):
     seat: SeatNumber
+    """The seat acting."""
 
 
 class Beg(_Command, frozen=True, tag="beg"):
     seat: SeatNumber
+    """The seat acting."""
 
 
 class GiveOne(_Command, frozen=True, tag="give_one"):
     seat: SeatNumber
+    """The seat acting."""
 
 
 class RunPack(_Command, frozen=True, tag="run_pack"):
     seat: SeatNumber
+    """The seat acting."""
 
 
 class Play(_Command, frozen=True, tag="play"):
     seat: SeatNumber
+    """The seat acting."""
     card: str
+    """The card to play (a code such as TC or AS)."""
 
 
 class RevealSeed(_Command, frozen=True, tag="reveal_seed"):
@@ -78,28 +84,33 @@ class StepAway(_Command, frozen=True, tag="step_away"):
     """The person steps away: the bot plays the seat at once until they come back."""
 
     seat: SeatNumber
+    """The seat acting."""
 
 
 class ComeBack(_Command, frozen=True, tag="come_back"):
     seat: SeatNumber
+    """The seat acting."""
 
 
 class Leave(_Command, frozen=True, tag="leave"):
     """Before the start the seat opens again; after, the bot plays it to the end."""
 
     seat: SeatNumber
+    """The seat acting."""
 
 
 class Resign(_Command, frozen=True, tag="resign"):
     """The seat's team gives up: the other team wins."""
 
     seat: SeatNumber
+    """The seat acting."""
 
 
 class Abort(_Command, frozen=True, tag="abort"):
     """Close the table: only before the first card of the game is played."""
 
     seat: SeatNumber
+    """The seat acting."""
 
 
 # --- the table lifecycle: what the service does when time passes ----------------------------

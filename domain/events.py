@@ -23,7 +23,10 @@ class _Event(msgspec.Struct, frozen=True, tag_field="type", omit_defaults=False)
 class GameCreated(_Event, frozen=True, tag="GameCreated"):
     rules: Rules = Rules()
     seed_commitment: str = ""
+    """SHA-256 (hex) of the secret seed every deck of the game is derived from; the seed itself
+    is published by SeedRevealed at the end."""
     first_dealer: int = 0
+    """The seat that deals the first hand (derived from the seed)."""
     expires_at: int | None = None
     """Milliseconds since the epoch: a table still waiting for players then is closed
     (``GameAborted``, reason ``expired``). None: it waits for ever (logs before expiry)."""
@@ -37,8 +40,11 @@ class GameCreated(_Event, frozen=True, tag="GameCreated"):
 
 class PlayerJoined(_Event, frozen=True, tag="PlayerJoined"):
     seat: int = 0
+    """The seat taken, 0..3."""
     name: str = ""
+    """The name shown for the seat."""
     bot: str | None = None
+    """The bot kind playing the seat (random or heuristic), or null for a person."""
 
 
 class Dealt(_Event, frozen=True, tag="Dealt"):
@@ -49,7 +55,10 @@ class Dealt(_Event, frozen=True, tag="Dealt"):
     deal: int = 1
     """Deal number within the hand: above 1 after an exhausted pack was redealt."""
     dealer: int = 0
+    """The seat that dealt."""
     hands: tuple[tuple[str, ...] | None, ...] = (None, None, None, None)
+    """Six cards per seat, indexed by seat; null where the viewer may not see them (everyone but
+    the seat itself until the game is over)."""
     stock: tuple[str, ...] | None = None
     """The undealt rest of the pack in order; None for every viewer until the game is over."""
 
@@ -67,31 +76,42 @@ class Revealed(_Event, frozen=True, tag="Revealed"):
     """The dealer turned up a card (the kick). ``points`` went to the dealer's ``team``."""
 
     card: str = ""
+    """The card turned up (out of play: it belongs to nobody)."""
     points: int = 0
+    """Points it scored at once for the dealer's team: A = 1, 6 = 2 (2 with tobago_kick), J = 3,
+    else 0."""
     team: int = 0
+    """The dealer's team, which scored the points."""
 
 
 class Stood(_Event, frozen=True, tag="Stood"):
     seat: int = 0
+    """The seat on the dealer's right, which accepted the kick's suit as trump."""
 
 
 class Begged(_Event, frozen=True, tag="Begged"):
     seat: int = 0
+    """The seat on the dealer's right, which begged."""
 
 
 class GaveOne(_Event, frozen=True, tag="GaveOne"):
     """The dealer kept the kick's suit as trump and gave the begging ``team`` a point."""
 
     seat: int = 0
+    """The dealer."""
     team: int = 0
+    """The begging team, which scored the point."""
     points: int = 1
+    """Always 1."""
 
 
 class PackRun(_Event, frozen=True, tag="PackRun"):
     """Three more cards to each player. ``hands[seat]`` is None where the viewer may not see it."""
 
     seat: int = 0
+    """The dealer, who ran the pack."""
     hands: tuple[tuple[str, ...] | None, ...] = (None, None, None, None)
+    """Three more cards per seat, indexed by seat; null where the viewer may not see them."""
 
 
 class TrumpSet(_Event, frozen=True, tag="TrumpSet"):
@@ -103,16 +123,21 @@ class Redealt(_Event, frozen=True, tag="Redealt"):
     """The pack ran out without a new suit: cards are collected and the same dealer redeals."""
 
     dealer: int = 0
+    """The same dealer, who deals again."""
 
 
 class CardPlayed(_Event, frozen=True, tag="CardPlayed"):
     seat: int = 0
+    """The seat that played."""
     card: str = ""
+    """The card played."""
 
 
 class TrickWon(_Event, frozen=True, tag="TrickWon"):
     seat: int = 0
+    """The seat that won the trick (and leads the next)."""
     team: int = 0
+    """That seat's team, which captured the cards."""
     cards: tuple[str, ...] = ()
     """The trick's cards in the order they were played, from the leader's."""
 
@@ -122,8 +147,12 @@ AwardKind = Literal["high", "low", "jack", "hang_jack", "game"]
 
 class Award(msgspec.Struct, frozen=True):
     kind: AwardKind
+    """high, low, jack (1 to the holder's team), hang_jack (3 to the team that captured the other
+    team's Jack) or game."""
     team: int
+    """The team that scored it."""
     points: int
+    """Points scored: 1, or 3 for hang_jack."""
     card: str | None = None
     """The card that earned it (High, Low, Jack); None for Game."""
     seat: int | None = None
@@ -134,8 +163,12 @@ class HandScored(_Event, frozen=True, tag="HandScored"):
     """The points of a hand in the order they are awarded; awarding stops at the target."""
 
     awards: tuple[Award, ...] = ()
+    """The awards in the order they were given (High, Low, Jack, Game); the list stops at the
+    award that reached the target."""
     game_counts: tuple[int, int] = (0, 0)
+    """Each team's game count this hand (A 4, K 3, Q 2, J 1, 10 10), team 0 first."""
     scores: tuple[int, int] = (0, 0)
+    """Both teams' scores after this hand, team 0 first."""
 
 
 EndReason = Literal["target", "resigned"]
@@ -145,6 +178,7 @@ class GameEnded(_Event, frozen=True, tag="GameEnded"):
     winner: int = 0
     """The winning team: 0 (seats 0 and 2) or 1 (seats 1 and 3)."""
     scores: tuple[int, int] = (0, 0)
+    """The final scores, team 0 first."""
     reason: EndReason = "target"
     """``target``: the winner reached the target. ``resigned``: the other team resigned."""
     seat: int | None = None
@@ -159,6 +193,8 @@ class GameAborted(_Event, frozen=True, tag="GameAborted"):
     the game (``aborted``), or it waited for players past its ``expires_at`` (``expired``)."""
 
     reason: AbortReason = "aborted"
+    """aborted: a seated person closed the table before the first card; expired: it waited for
+    players past its expires_at."""
     seat: int | None = None
     """With ``aborted``: the seat whose person aborted."""
 
@@ -168,6 +204,7 @@ class TurnTimedOut(_Event, frozen=True, tag="TurnTimedOut"):
     it (the events that follow), seeing only that seat's view."""
 
     seat: int = 0
+    """The seat that timed out."""
     deadline: int = 0
     """The deadline that passed, in milliseconds since the epoch."""
 
@@ -179,6 +216,7 @@ class SeatAway(_Event, frozen=True, tag="SeatAway"):
     """The seat's person is away: the heuristic bot plays it at once until ``SeatBack``."""
 
     seat: int = 0
+    """The seat whose person is away."""
     reason: AwayReason = "stepped_away"
     """``timed_out``: too many timeouts in a row. ``stepped_away``: the person said so."""
 
@@ -187,6 +225,7 @@ class SeatBack(_Event, frozen=True, tag="SeatBack"):
     """The seat's person is back and plays (on the clock) again."""
 
     seat: int = 0
+    """The seat whose person is back."""
 
 
 class PlayerLeft(_Event, frozen=True, tag="PlayerLeft"):
@@ -194,19 +233,23 @@ class PlayerLeft(_Event, frozen=True, tag="PlayerLeft"):
     heuristic bot plays it for the rest of the game unless a new person takes it over."""
 
     seat: int = 0
+    """The seat whose person left."""
 
 
 class PlayerReplaced(_Event, frozen=True, tag="PlayerReplaced"):
     """A new person took over a seat that was left or away (with a new seat token)."""
 
     seat: int = 0
+    """The seat taken over."""
     name: str = ""
+    """The new person's name."""
 
 
 class RematchCreated(_Event, frozen=True, tag="RematchCreated"):
     """After the end: a new table with the same rules and bots was opened (``game_id``)."""
 
     game_id: str = ""
+    """The rematch table's game id."""
 
 
 class SeedRevealed(_Event, frozen=True, tag="SeedRevealed"):
@@ -214,6 +257,7 @@ class SeedRevealed(_Event, frozen=True, tag="SeedRevealed"):
     game's end (only ``RematchCreated`` may follow)."""
 
     seed: str = ""
+    """The game's secret seed (hex): re-derive and check every deal with it."""
 
 
 Event = (

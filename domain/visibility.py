@@ -41,11 +41,15 @@ def _only(
 
 class SeatView(msgspec.Struct, frozen=True):
     seat: int
+    """The seat, 0..3."""
     team: int
+    """The seat's team: 0 (seats 0 and 2) or 1 (seats 1 and 3)."""
     name: str | None
     """None while the seat is open."""
     bot: str | None
+    """The bot kind playing the seat, or null for a person (or an open seat)."""
     cards_held: int
+    """How many cards the seat holds now."""
     away: bool = False
     """The person is away: the bot plays this seat at once until they come back."""
     left: bool = False
@@ -54,37 +58,61 @@ class SeatView(msgspec.Struct, frozen=True):
 
 class PlayedCard(msgspec.Struct, frozen=True):
     seat: int
+    """The seat that played it."""
     card: str
+    """The card."""
 
 
 class View(msgspec.Struct, frozen=True):
     """One viewer's picture of the game: everything public plus that seat's own hand."""
 
     version: int
+    """The number of events this view reflects (the stream version): also the ETag's."""
     phase: Phase
+    """seating (waiting for players), dealing (a deal is due: never seen for long), begging (the
+    dealer's right stands or begs), dealer_choice (the dealer gives one or runs the pack),
+    playing, ended."""
     rules: Rules
     viewer: Viewer
+    """The seat this view is for, or null for a spectator."""
     seats: tuple[SeatView, ...]
+    """The four seats, in seat order."""
     dealer: int
+    """The seat dealing this hand."""
     hand_number: int
+    """The hand, from 1 (0 before the first deal)."""
     deal_number: int
+    """The deal within the hand, from 1 (above 1 after an exhausted pack was redealt)."""
     to_act: int | None
+    """The seat whose decision is awaited, or null (seating, dealing, the end)."""
     trump: str | None
-    """The trump suit's letter once it is set."""
+    """The trump suit's letter (C, D, H, S) once it is set; null before: while the dealer's
+    right stands or begs and while the dealer chooses, the proposed trump is the suit of the
+    first kick (``kicks[0]``)."""
     kicks: tuple[str, ...]
     """Cards turned up this hand, first kick first."""
     scores: tuple[int, int]
+    """Both teams' scores, team 0 first."""
     trick: tuple[PlayedCard, ...]
+    """The trick in play, in play order from its leader (empty between tricks)."""
     last_trick: tuple[PlayedCard, ...]
+    """The last complete trick of this hand, in play order from its leader (empty before the
+    first); its winner leads the trick in play."""
     tricks_played: int
+    """Complete tricks of this hand so far."""
     game_counts: tuple[int, int]
     """Game count each team has captured so far this hand (captured cards are public)."""
     hand: tuple[str, ...] | None
     """The viewer's own cards, highest suit last; None for a spectator."""
     legal_actions: tuple[PlayerCommand, ...]
+    """Exactly the moves the viewer may make now (empty when it is not their turn, and for a
+    spectator); each can be sent back as a command as it is."""
     winner: int | None
+    """The winning team once the game is won (null otherwise, and after an abort)."""
     seed_commitment: str
+    """SHA-256 (hex) of the game's secret seed."""
     seed: str | None
+    """The seed, once the game is over (null before)."""
     deadline: int | None
     """When the seat to act times out, in ms since the epoch (draw a countdown from it); None
     when nobody is on the clock (no clock, a bot to act, or no decision due)."""
@@ -102,6 +130,7 @@ class View(msgspec.Struct, frozen=True):
     reserved: tuple[int, ...]
     """Seats kept for the people of ``rematch_of`` until ``reserved_until``."""
     reserved_until: int | None
+    """Milliseconds since the epoch until which the reserved seats are kept, or null."""
 
 
 @lru_cache(maxsize=8192)

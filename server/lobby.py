@@ -29,21 +29,31 @@ def _index_key(status: Status) -> bytes:
 
 class GameSummary(msgspec.Struct, frozen=True):
     game_id: str
+    """The game's id."""
     status: Status
+    """open (waiting for players), in_progress or finished."""
     open_seats: tuple[int, ...]
+    """Seats a newcomer may take: open ones, and in a game in progress those whose person left or
+    is away."""
     players: tuple[str | None, ...]
+    """The name at each seat, null where open."""
     scores: tuple[int, int]
+    """Both teams' scores, team 0 first."""
     version: int
+    """The game's version when it was listed."""
     created_at: int
     """Milliseconds since the epoch; listings are newest first."""
     winner: int | None = None
+    """The winning team of a finished game (null otherwise)."""
     end_reason: str | None = None
     """How a finished game ended: ``target``, ``resigned``, ``aborted`` or ``expired``."""
     rematch_of: str | None = None
+    """The game this table is a rematch of, or null."""
 
 
 class GamePage(msgspec.Struct, frozen=True):
     games: tuple[GameSummary, ...]
+    """Games of the asked status, newest first."""
     next_cursor: str | None
     """Pass as ``cursor`` for the next page; None on the last page."""
 

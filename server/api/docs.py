@@ -4,13 +4,15 @@ operations, and schemas that say when a body refuses unknown fields."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, get_args, get_type_hints
 
 from litestar._openapi.schema_generation.plugins.struct import StructSchemaPlugin
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Link, OpenAPIResponse, OpenAPIType, Operation, Schema
+from msgspec import UnsetType
 
-from server.api.problems import PROBLEM_MEDIA_TYPE, Problem
+from server.api.field_docs import field_descriptions, type_description
+from server.api.problems import PROBLEM_MEDIA_TYPE, STATUS_OF, Problem
 
 if TYPE_CHECKING:
     from litestar._openapi.schema_generation import SchemaCreator
@@ -34,36 +36,86 @@ _DESCRIPTIONS = {
 }
 
 
-def problems(*statuses: int) -> dict[int, ResponseSpec]:
-    """Response specs for ``statuses`` and 500: problem details, except 304 (no body)."""
+def problems(*entries: int | str) -> dict[int, ResponseSpec]:
+    """Response specs for an operation's problems, and 500: each entry a problem ``code`` (it
+    goes under its status, and the status's description lists the operation's codes) or a bare
+    status (described generally); 304 has no body."""
+    codes: dict[int, list[str]] = {}
+    for entry in entries:
+        if isinstance(entry, str):
+            codes.setdefault(STATUS_OF[entry], []).append(entry)
+        else:
+            codes.setdefault(entry, [])
+    codes.setdefault(500, []).append("internal")
     specs: dict[int, ResponseSpec] = {}
-    for status in sorted({*statuses, 500}):
+    for status in sorted(codes):
         if status == 304:
             specs[status] = ResponseSpec(
                 data_container=None, description=_DESCRIPTIONS[304], generate_examples=False
             )
-        else:
-            specs[status] = ResponseSpec(
-                data_container=Problem,
-                description=_DESCRIPTIONS[status],
-                media_type=PROBLEM_MEDIA_TYPE,
-                generate_examples=False,
-            )
+            continue
+        listed = ", ".join(f"``{code}``" for code in sorted(set(codes[status])))
+        specs[status] = ResponseSpec(
+            data_container=Problem,
+            description=f"{_TITLES[status]}: {listed}" if listed else _DESCRIPTIONS[status],
+            media_type=PROBLEM_MEDIA_TYPE,
+            generate_examples=False,
+        )
     return specs
 
 
+_TITLES = {
+    400: "Malformed request",
+    401: "Missing or unknown seat token",
+    403: "A token of another seat or game",
+    404: "No such game",
+    409: "Refused by the rules or the game's state",
+    413: "Request body too large",
+    422: "A value the game cannot use",
+    429: "Rate limited (see ``Retry-After``)",
+    500: "An unexpected error (a bug, never the client's input)",
+    503: "Unavailable; retry after ``Retry-After`` (for a write, with the same "
+    "``Idempotency-Key``: it may have been applied)",
+}
+
+
 class StrictStructSchemaPlugin(StructSchemaPlugin):
-    """Litestar's schemas for msgspec structs, plus ``additionalProperties: false`` for the
-    structs that refuse unknown fields (``forbid_unknown_fields``): the spec must not promise
-    that a body with extra properties is accepted when the server answers 400."""
+    """Litestar's schemas for msgspec structs, plus what a client needs that they leave out:
+
+    - ``additionalProperties: false`` for the structs that refuse unknown fields
+      (``forbid_unknown_fields``, the request bodies): the spec must not promise that a body
+      with extra properties is accepted when the server answers 400;
+    - every field ``required`` in what the server sends (the other structs): it always writes
+      every field, defaults included, except a field that may be unset (``UnsetType``);
+    - the descriptions written under each field and class in the code.
+    """
 
     def to_openapi_schema(
         self, field_definition: FieldDefinition, schema_creator: SchemaCreator
     ) -> Schema:
         schema = super().to_openapi_schema(field_definition, schema_creator)
-        if field_definition.type_.__struct_config__.forbid_unknown_fields:
+        struct = field_definition.type_
+        config = struct.__struct_config__
+        if config.forbid_unknown_fields:
             schema.additional_properties = False
+        elif not config.omit_defaults and schema.properties:
+            schema.required = sorted(
+                name for name in schema.properties if not _may_be_unset(struct, name)
+            )
+        if schema.description is None:
+            schema.description = type_description(struct)
+        docs = field_descriptions(struct)
+        if config.tag_field is not None:
+            docs = {config.tag_field: f"Always ``{config.tag}``: the kind of message.", **docs}
+        for name, prop in (schema.properties or {}).items():
+            if name in docs and isinstance(prop, Schema) and prop.description is None:
+                prop.description = docs[name]
         return schema
+
+
+def _may_be_unset(struct: type, name: str) -> bool:
+    hint = get_type_hints(struct).get(name)
+    return hint is not None and UnsetType in get_args(hint)
 
 
 def link(operation_id: str, description: str, **parameters: str) -> Link:

@@ -155,7 +155,14 @@ class GamesController(Controller):
         description="A table with the given rule options. Seats given a bot kind are filled "
         "at once; with four bots the game is played out before this returns.",
         status_code=201,
-        responses=problems(400, 409, 413, 429, 503),
+        responses=problems(
+            "invalid_request",
+            "idempotency_key_reused",
+            "payload_too_large",
+            "rate_limited",
+            "unavailable",
+            "busy",
+        ),
     )
     async def create_game(
         self, data: CreateGame, ctx: AppContext, idempotency_key: IdempotencyKey = None
@@ -167,7 +174,7 @@ class GamesController(Controller):
         "/",
         operation_id="listGames",
         summary="List games by status, newest first",
-        responses=problems(400, 503),
+        responses=problems("invalid_request", "unavailable"),
     )
     async def list_games(
         self,
@@ -193,7 +200,9 @@ class GamesController(Controller):
         description="With a seat token, that seat's view (its hand and legal actions); "
         "without, the spectator's. ``ETag`` changes with the version: send it back in "
         "``If-None-Match`` to poll cheaply (304 while nothing changed).",
-        responses=problems(304, 400, 401, 403, 404, 503),
+        responses=problems(
+            304, "invalid_request", "unauthorized", "forbidden", "not_found", "unavailable"
+        ),
         response_headers=[
             ResponseHeader(
                 name="ETag",
@@ -245,7 +254,21 @@ class GamesController(Controller):
         "table's ``reserved_until``: claim it by sending that old seat token as "
         "``Authorization: Bearer``; anyone else gets 409 ``seat_reserved`` until then.",
         status_code=201,
-        responses=problems(400, 401, 403, 404, 409, 413, 429, 503),
+        responses=problems(
+            "invalid_request",
+            "unauthorized",
+            "forbidden",
+            "not_found",
+            "seat_taken",
+            "seat_reserved",
+            "game_over",
+            "no_game",
+            "idempotency_key_reused",
+            "payload_too_large",
+            "rate_limited",
+            "unavailable",
+            "busy",
+        ),
     )
     async def take_seat(
         self,
@@ -287,7 +310,18 @@ class GamesController(Controller):
         "``RematchCreated`` with the new id, so every viewer and stream of it learns where "
         "to go. 409 ``wrong_phase`` before the end.",
         status_code=201,
-        responses=problems(400, 401, 403, 404, 409, 413, 429, 503),
+        responses=problems(
+            "invalid_request",
+            "unauthorized",
+            "forbidden",
+            "not_found",
+            "wrong_phase",
+            "rematch_exists",
+            "payload_too_large",
+            "rate_limited",
+            "unavailable",
+            "busy",
+        ),
     )
     async def create_rematch(
         self, request: Request[Any, Any, Any], game_id: GameId, ctx: AppContext
@@ -302,7 +336,17 @@ class GamesController(Controller):
         operation_class=with_links(**CREATED_LINKS),
         summary="Seat a bot in an open seat",
         status_code=201,
-        responses=problems(400, 404, 409, 413, 429, 503),
+        responses=problems(
+            "invalid_request",
+            "not_found",
+            "seat_taken",
+            "seat_reserved",
+            "game_over",
+            "payload_too_large",
+            "rate_limited",
+            "unavailable",
+            "busy",
+        ),
     )
     async def add_bot(
         self, game_id: GameId, seat: SeatPath, data: AddBot, ctx: AppContext
@@ -318,7 +362,31 @@ class GamesController(Controller):
         description="Needs the seat's token. The response holds the events the command "
         "stored (bots' replies and the next deal included), as this seat may see them.",
         status_code=200,
-        responses=problems(400, 401, 403, 404, 409, 413, 422, 429, 503),
+        responses=problems(
+            "invalid_request",
+            "seat_mismatch",
+            "unauthorized",
+            "forbidden",
+            "not_found",
+            "not_your_turn",
+            "wrong_phase",
+            "card_not_in_hand",
+            "must_follow_suit",
+            "undertrump_forbidden",
+            "give_one_forbidden",
+            "game_over",
+            "not_a_person",
+            "already_away",
+            "not_away",
+            "too_late_to_abort",
+            "version_conflict",
+            "idempotency_key_reused",
+            "unknown_card",
+            "payload_too_large",
+            "rate_limited",
+            "unavailable",
+            "busy",
+        ),
     )
     async def send_command(
         self,
@@ -379,7 +447,9 @@ class GamesController(Controller):
         summary="The event log as the caller may see it",
         description="Events after version ``after``, at most ``limit``. Other seats' cards "
         "and the stock are blanked out (null) for everyone until the replay is published.",
-        responses=problems(400, 401, 403, 404, 503),
+        responses=problems(
+            "invalid_request", "unauthorized", "forbidden", "not_found", "unavailable"
+        ),
     )
     async def list_events(
         self,
@@ -404,7 +474,7 @@ class GamesController(Controller):
         summary="A finished game's full log and seed",
         description="Every hand and the seed, for replay viewers and for checking the deals "
         "(``domain.verify``). 409 ``game_not_finished`` until the game is over.",
-        responses=problems(400, 404, 409, 503),
+        responses=problems("invalid_request", "not_found", "game_not_finished", "unavailable"),
     )
     async def get_replay(self, game_id: GameId, ctx: AppContext) -> Replay:
         state = await ctx.service.state(game_id)

@@ -30,28 +30,35 @@ class GameRef(msgspec.Struct, frozen=True):
     """The game a creation or a seating acted on, and its version after it."""
 
     game_id: str
+    """The game's id."""
     version: int
+    """The game's version after the call."""
     duplicate: bool = False
     """True when the Idempotency-Key was used before: this is the first call's game."""
 
 
 class TakeSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     name: Name
+    """The name shown for the seat: 1 to 40 characters, no control characters."""
 
 
 class SeatGranted(msgspec.Struct, frozen=True):
     game_id: str
+    """The game's id."""
     seat: int
+    """The seat taken."""
     token: str
     """The seat's secret: send it as ``Authorization: Bearer <token>``. Shown only once,
     except to a retry with the same ``Idempotency-Key``, which gets the same token again."""
     version: int
+    """The game's version after the seating."""
     duplicate: bool = False
     """True when this answers a retry (same ``Idempotency-Key``) of a seating that happened."""
 
 
 class AddBot(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     kind: BotKind = "heuristic"
+    """The bot kind: random (a random legal move) or heuristic (plays sensibly)."""
 
 
 class _Body(
@@ -86,6 +93,7 @@ class RunPackCommand(_Body, frozen=True, tag="run_pack"):
 
 class PlayCommand(_Body, frozen=True, tag="play"):
     card: CardCode
+    """The card to play: a code such as TC (ten of clubs) or AS."""
 
 
 class StepAwayCommand(_Body, frozen=True, tag="step_away"):
@@ -127,12 +135,16 @@ class EventEnvelope(msgspec.Struct, frozen=True):
     version: int
     """Stream position, from 1: also the SSE event id."""
     event: Event
+    """The event, redacted for the caller (see each event's schema)."""
 
 
 class CommandAccepted(msgspec.Struct, frozen=True):
     game_id: str
+    """The game's id."""
     first_version: int
+    """The version of the first event this command stored."""
     version: int
+    """The game's version after the command (its last event's)."""
     duplicate: bool
     """True when this Idempotency-Key was already applied: the original outcome is returned."""
     events: tuple[EventEnvelope, ...]
@@ -144,7 +156,9 @@ class CommandAccepted(msgspec.Struct, frozen=True):
 
 class EventPage(msgspec.Struct, frozen=True):
     game_id: str
+    """The game's id."""
     events: tuple[EventEnvelope, ...]
+    """Events in version order, redacted for the caller."""
     next_after: int
     """Pass as ``after`` to continue."""
 
@@ -157,11 +171,17 @@ class Replay(msgspec.Struct, frozen=True):
     """A finished game's full log: every hand, the stock and the seed (see ``verify``)."""
 
     format: Literal["allfours-replay"]
+    """Always allfours-replay."""
     format_version: int
+    """1: grows only by new event types and fields."""
     game_id: str
+    """The game's id."""
     seed: str
+    """The game's secret seed (hex), for verifying every deal."""
     seed_commitment: str
+    """SHA-256 (hex) of the seed, as committed in GameCreated."""
     events: tuple[EventEnvelope, ...]
+    """Every event, unredacted: each hand and the stock."""
 
 
 class Resync(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -172,3 +192,4 @@ class Resync(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 class Health(msgspec.Struct, frozen=True):
     status: Literal["ok", "unavailable"]
+    """ok, or unavailable (Redis does not answer)."""

@@ -65,6 +65,29 @@ REQUEST_CODES = (
     "internal",
 )
 """Codes of problems that are not the rules': requests, auth, limits and outages."""
+
+STATUS_OF: dict[str, int] = {
+    **{code: HTTP_409_CONFLICT for code in VIOLATION_CODES},
+    "unknown_card": HTTP_422_UNPROCESSABLE_ENTITY,
+    "invalid_deck": HTTP_422_UNPROCESSABLE_ENTITY,
+    "invalid_seat": HTTP_422_UNPROCESSABLE_ENTITY,
+    "version_conflict": HTTP_409_CONFLICT,
+    "game_not_finished": HTTP_409_CONFLICT,
+    "idempotency_key_reused": HTTP_409_CONFLICT,
+    "not_found": HTTP_404_NOT_FOUND,
+    "unauthorized": HTTP_401_UNAUTHORIZED,
+    "forbidden": HTTP_403_FORBIDDEN,
+    "rate_limited": HTTP_429_TOO_MANY_REQUESTS,
+    "unavailable": HTTP_503_SERVICE_UNAVAILABLE,
+    "busy": HTTP_503_SERVICE_UNAVAILABLE,
+    "invalid_request": HTTP_400_BAD_REQUEST,
+    "seat_mismatch": HTTP_400_BAD_REQUEST,
+    "method_not_allowed": HTTP_405_METHOD_NOT_ALLOWED,
+    "payload_too_large": HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+    "internal": HTTP_500_INTERNAL_SERVER_ERROR,
+}
+"""The status each problem code comes with (what ``_to_problem`` does; a test holds them to
+it), so each operation's spec can list its codes under the right status."""
 PROBLEM_CODES: tuple[str, ...] = (*VIOLATION_CODES, *REQUEST_CODES)
 ProblemCode = Literal[PROBLEM_CODES]  # type: ignore[valid-type]
 """Every ``code`` a problem can carry: an enum in the spec, so clients can switch on it."""
@@ -76,11 +99,15 @@ class Problem(msgspec.Struct, frozen=True, omit_defaults=True):
     type: str
     """A URI naming the kind of problem (``urn:allfours:problem:<code>``)."""
     title: str
+    """A short summary of the status."""
     status: int
+    """The HTTP status code."""
     code: ProblemCode
     """Stable machine-readable code: branch on this."""
     detail: str | None = None
+    """What went wrong with this request, for a person to read."""
     instance: str | None = None
+    """The request's path."""
     current_version: int | None = None
     """With ``version_conflict``: the game's version now."""
     retry_after: int | None = None
@@ -94,7 +121,7 @@ class RateLimited(Exception):
 
 
 # Rule violations that are about the request itself rather than the game's moment.
-_UNPROCESSABLE_RULES = {"unknown_card", "invalid_deck", "invalid_seat"}
+_UNPROCESSABLE_RULES = {c for c in VIOLATION_CODES if STATUS_OF[c] == 422}
 
 _TITLES = {
     HTTP_400_BAD_REQUEST: "Bad request",
