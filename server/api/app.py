@@ -3,6 +3,8 @@ connects to Redis. Settings come from the environment (``server.settings``)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -29,8 +31,9 @@ from server.api.problems import EXCEPTION_HANDLERS
 from server.api.ratelimit import RateLimiter
 from server.api.streams import StreamController
 from server.api.web import web_router
+from server.deadlines import DeadlineSweeper
 from server.lobby import Lobby
-from server.service import GameService
+from server.service import GameService, system_clock
 from server.settings import Settings, from_env
 from server.store import connect_store
 
@@ -109,7 +112,17 @@ def create_app(settings: Settings | None = None) -> Litestar:
         if settings.redis_url is None:
             raise RuntimeError("REDIS_URL is not set: start through `allfours serve`")
         store = connect_store(settings.redis_url)
-        service = GameService(store, Lobby(store.redis), cache_size=settings.cache_size)
+        service = GameService(
+            store,
+            Lobby(store.redis),
+            cache_size=settings.cache_size,
+            clock=system_clock,
+            table_expiry_ms=settings.table_expiry_s * 1000 if settings.table_expiry_s else None,
+            rematch_hold_ms=settings.rematch_hold_s * 1000,
+        )
+        sweeper = DeadlineSweeper(
+            service, store, clock=system_clock, interval_s=settings.sweep_interval_s
+        )
         app.state.ctx = AppContext(
             settings=settings,
             store=store,
@@ -124,10 +137,14 @@ def create_app(settings: Settings | None = None) -> Litestar:
         gc.collect()
         gc.freeze()
         gc.set_threshold(20_000, 50, 100)
+        sweeping = asyncio.create_task(sweeper.run(), name="deadline-sweeper")
         try:
             yield
         finally:
+            sweeping.cancel()
             app.state.ctx.close_streams()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sweeping
             await store.aclose()
 
     async def before_request(request: Request[Any, Any, Any]) -> None:

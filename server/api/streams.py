@@ -18,14 +18,14 @@ from litestar.openapi.spec import OpenAPIType
 from litestar.params import Parameter
 from litestar.response import Stream
 
-from domain import Event
+from domain import Event, PlayerReplaced, View
 from server.api.auth import token_of
 from server.api.context import AppContext
 from server.api.docs import problems, sse_operation
-from server.api.games import MAX_VERSION, SEAT_OPTIONAL, After, GameId, SeatToken
+from server.api.games import MAX_VERSION, SEAT_OPTIONAL, After, GameId, SeatToken, seen_by
 from server.api.models import Resync
-from server.codec import redact_bytes
-from server.errors import GameNotFound
+from server.api.stream_views import ViewFrames
+from server.codec import decode_event, redact_bytes
 from server.store import ResyncRequired, StoreUnavailable, SubscriberLagged
 
 SSE_MEDIA_TYPE = "text/event-stream"
@@ -37,15 +37,21 @@ def _event_type(data: bytes) -> bytes:
     return data[9 : data.index(b'"', 9)]
 
 
+_SEAT_CHANGES = (b"PlayerLeft", b"PlayerReplaced")
+"""Events after which a seat's stream no longer shows that seat's cards."""
+
+
 def frame(version: int, data: bytes) -> bytes:
     return b"id: %d\nevent: %s\ndata: %s\n\n" % (version, _event_type(data), data)
 
 
 async def sse_frames(
-    ctx: AppContext, game_id: str, after: int, viewer: int | None
+    ctx: AppContext, game_id: str, after: int, viewer: int | None, views: ViewFrames | None = None
 ) -> AsyncIterator[bytes]:
     heartbeat = ctx.settings.sse_heartbeat_s
     yield b"retry: 1000\n: stream of game %s from version %d\n\n" % (game_id.encode(), after)
+    if views is not None:
+        yield views.frame(viewer)
     subscription = ctx.store.subscribe(game_id, after)
     ctx.streams.add(subscription)
     ctx.metrics.sse_subscribers.inc()
@@ -70,6 +76,16 @@ async def sse_frames(
                 yield b"event: resync\ndata: {}\n\n"
                 return
             yield frame(event.version, redact_bytes(event.data, viewer))
+            if viewer is not None and _event_type(event.data) in _SEAT_CHANGES:
+                changed = decode_event(event.data)
+                if getattr(changed, "seat", None) == viewer:
+                    if isinstance(changed, PlayerReplaced):
+                        return  # the seat is someone else's now: this token shows it no more
+                    viewer = None  # left: the bot's hand is not theirs to see
+            if views is not None:
+                views.see(event.data)
+                if not subscription.more_waiting:  # the end of a batch: one snapshot
+                    yield views.frame(viewer)
     finally:
         ctx.streams.discard(subscription)
         ctx.metrics.sse_subscribers.dec()
@@ -112,18 +128,21 @@ class StreamController(Controller):
         "``data`` = the event JSON (one of the event schemas) redacted for the caller. "
         "Resume with ``Last-Event-ID`` or ``after``. Lines starting with ``:`` are heartbeats. "
         "A stream that cannot continue from the asked version (beyond the game's) ends with "
-        "an ``event: resync`` message: reload the view and follow again from its version.",
+        "an ``event: resync`` message: reload the view and follow again from its version. "
+        "With ``view=true``, ``event: view`` messages (data: the View schema, no ``id``) "
+        "follow each batch of events. A stream of a seat whose person leaves goes on as a "
+        "spectator's; one whose seat is taken over by someone else ends.",
         media_type=SSE_MEDIA_TYPE,
         operation_class=sse_operation(SSE_MEDIA_TYPE),
         responses={
             200: ResponseSpec(
-                data_container=Event | Resync,
+                data_container=Event | Resync | View,  # type: ignore[arg-type]  # a union documents each frame
                 description="An endless ``text/event-stream``; each message's data is an event "
-                "(or, in a last ``resync`` message, ``{}``)",
+                "(or, with ``view=true``, a view; in a last ``resync`` message, ``{}``)",
                 media_type=SSE_MEDIA_TYPE,
                 generate_examples=False,
             ),
-            **problems(400, 401, 403, 404, 503),
+            **problems("invalid_request", "unauthorized", "forbidden", "not_found", "unavailable"),
         },
     )
     async def stream(
@@ -134,11 +153,22 @@ class StreamController(Controller):
         after: After = 0,
         token: SeatToken = None,
         last_event_id: LastEventId = None,
+        view: Annotated[
+            bool,
+            Parameter(
+                query="view",
+                description="``true``: after each batch of events (one command's), and once "
+                "at the start, an ``event: view`` message whose data is the caller's view "
+                "(the View schema) as of the events sent so far; it has no ``id``.",
+            ),
+        ] = False,
     ) -> Stream:
-        viewer = await ctx.auth.seat_of(game_id, token_of(request), required=False)
-        if not await ctx.store.exists(game_id):
-            raise GameNotFound(f"no game {game_id!r}")
+        seat = await ctx.auth.seat_of(game_id, token_of(request), required=False)
+        viewer = seen_by(await ctx.service.state(game_id), seat)
         start = _resume_point(last_event_id, after)
+        views = await ViewFrames.at(ctx.service, game_id, start) if view else None
         return Stream(
-            sse_frames(ctx, game_id, start, viewer), media_type=SSE_MEDIA_TYPE, headers=_HEADERS
+            sse_frames(ctx, game_id, start, viewer, views),
+            media_type=SSE_MEDIA_TYPE,
+            headers=_HEADERS,
         )
