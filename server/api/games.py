@@ -67,8 +67,13 @@ IdempotencyKey = Annotated[
         required=False,
         min_length=1,
         max_length=200,
-        description="A client-chosen id: a retry with the same key returns the first outcome "
-        "instead of acting twice.",
+        description="A client-chosen key that makes a write safe to retry. The same key with "
+        "the same body returns the first outcome (``duplicate: true``) instead of acting "
+        "twice; the same key with another body is refused (409 ``idempotency_key_reused``). "
+        "A command's keys belong to its seat (two seats may use the same keys); creation keys "
+        "are shared by every client. A refused request stores nothing, so its retry is decided "
+        "anew. Keys are kept as long as the game. After a 503 (or a lost answer) the write may "
+        "have been applied: retry with the same key to learn its outcome.",
     ),
 ]
 SeatingKey = Annotated[
@@ -153,7 +158,13 @@ class GamesController(Controller):
         operation_class=with_links(**CREATED_LINKS),
         summary="Create a game",
         description="A table with the given rule options. Seats given a bot kind are filled "
-        "at once; with four bots the game is played out before this returns.",
+        "at once; with four bots the game is played out before this returns. A table waiting "
+        "for players is closed at its ``expires_at`` (see the view). Creation keys "
+        "(``Idempotency-Key``) are shared by all clients: the key names the game, so anyone "
+        "sending the same key and body gets the same table (``duplicate: true``). That is "
+        "safe: a creation hands out no secret (seats are taken separately, each with its own "
+        "token) and a table's id is public in the lobby anyway. Use a random key (a UUID) so "
+        "that no one else's creation matches yours.",
         status_code=201,
         responses=problems(
             "invalid_request",
