@@ -30,6 +30,7 @@ from server.api.metrics import Metrics
 from server.api.problems import EXCEPTION_HANDLERS
 from server.api.ratelimit import RateLimiter
 from server.api.streams import StreamController
+from server.api.verification import VerificationController
 from server.api.web import web_router
 from server.deadlines import DeadlineSweeper
 from server.lobby import Lobby
@@ -156,6 +157,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             GamesController,
             StreamController,
             HealthController,
+            VerificationController,
             MetricsController,
             web_router,
         ],
