@@ -15,8 +15,6 @@ from litestar import Litestar, Request
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.exceptions import ValidationException
-from litestar.openapi import OpenAPIConfig
-from litestar.openapi.spec import Components, SecurityScheme, Server
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
 from server.api.auth import SeatAuth
@@ -29,6 +27,7 @@ from server.api.health import HealthController
 from server.api.metrics import Metrics
 from server.api.problems import EXCEPTION_HANDLERS
 from server.api.ratelimit import RateLimiter
+from server.api.spec_config import openapi_config
 from server.api.streams import StreamController
 from server.api.verification import VerificationController
 from server.api.web import web_router
@@ -37,8 +36,6 @@ from server.lobby import Lobby
 from server.service import GameService, system_clock
 from server.settings import Settings, from_env
 from server.store import connect_store
-
-API_VERSION = "1.0.0"
 
 
 class MetricsController(PrometheusController):
@@ -171,25 +168,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         middleware=[
             PrometheusConfig(app_name="allfours", group_path=True).middleware,
         ],
-        openapi_config=OpenAPIConfig(
-            title="allfours",
-            version=API_VERSION,
-            description="All Fours (Trinidad) game server: create tables, take seats, play "
-            "over HTTP and follow games live over Server-Sent Events. Errors are RFC 9457 "
-            "problem details with a stable ``code``.",
-            servers=[Server(url="/")],
-            path="/docs",
-            components=Components(
-                security_schemes={
-                    "seatToken": SecurityScheme(
-                        type="http",
-                        scheme="bearer",
-                        description="The seat token returned once by takeSeat "
-                        "(``<game>.<seat>.<secret>``).",
-                    )
-                }
-            ),
-        ),
+        openapi_config=openapi_config(),
         logging_config=None,  # logs are configured by `configure_logging` (JSON lines)
         debug=False,
     )

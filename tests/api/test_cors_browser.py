@@ -10,33 +10,16 @@ Chromium enforces CORS as any browser does: a header the server does not name in
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
 import threading
 from collections.abc import AsyncIterator, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import pytest
+from chromium import browser_page
 from support import ROOT, ServerProcess, free_port, start_server
 
-playwright = pytest.importorskip("playwright.async_api")
-
-CHROMIUM = Path("/usr/bin/chromium")
-INSTALLER = ROOT / "tests" / "web" / "install_chromium.sh"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--headless",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-"""Headless, as root, and quiet: no calls to Google's hosts, which this network refuses."""
 RATE_LIMIT = 20
 """Writes per minute and client: enough to play, and a burst of bad requests reaches 429."""
 
@@ -159,15 +142,6 @@ async def api_server(
     assert await process.stop() == 0, process.log_tail()
 
 
-@pytest.fixture(scope="module")
-def chromium() -> Path:
-    if not CHROMIUM.exists():
-        if os.geteuid() != 0 or not INSTALLER.exists():
-            pytest.skip("Debian's chromium is missing (apt-get install chromium, as root)")
-        subprocess.run(["bash", str(INSTALLER)], check=True, timeout=600)
-    return CHROMIUM
-
-
 def event_names() -> list[str]:
     """Every SSE event name the spec documents (the event types, and ``resync``)."""
     spec = json.loads((ROOT / "openapi" / "openapi.json").read_text())
@@ -176,22 +150,13 @@ def event_names() -> list[str]:
 
 
 async def test_a_page_on_another_origin_plays_and_reads_the_contract_headers(
-    chromium: Path, api_server: ServerProcess, page_origin: str
+    api_server: ServerProcess, page_origin: str
 ) -> None:
-    async with playwright.async_playwright() as driver:
-        browser = await driver.chromium.launch(
-            executable_path=str(chromium), args=CHROMIUM_ARGS, headless=True
+    async with browser_page() as (page, errors):
+        await page.goto(page_origin)
+        out: dict[str, Any] = await page.evaluate(
+            "([api, names]) => play(api, names)", [api_server.url, event_names()]
         )
-        try:
-            page = await browser.new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            await page.goto(page_origin)
-            out: dict[str, Any] = await page.evaluate(
-                "([api, names]) => play(api, names)", [api_server.url, event_names()]
-            )
-        finally:
-            await browser.close()
     assert not errors, errors
 
     assert out["created"]["status"] == 201 and out["seat"]["status"] == 201, out

@@ -1,0 +1,61 @@
+"""The API's documentation page, ``/docs``: Swagger UI served from this package.
+
+Litestar's own pages load their scripts, styles, fonts and icon from CDNs, so ``/docs`` was blank
+wherever the server cannot reach the internet (and told third parties who read the docs). Here the
+page, Swagger UI's files (vendored from npm's ``swagger-ui-dist``, see ``static/swagger-ui``) and
+the spec all come from the server itself, and the page links the spec a client is generated from.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from litestar import Request, Router
+from litestar.openapi.plugins import OpenAPIRenderPlugin
+from litestar.static_files import create_static_files_router
+
+ASSETS = Path(__file__).with_name("static")
+"""The files served under ``<docs path>/assets/``."""
+_ASSETS_ROUTE = "docs_assets"
+
+
+class OfflineSwaggerUI(OpenAPIRenderPlugin):
+    """Swagger UI at the docs root (and ``/swagger``), reading the spec from ``openapi.json``."""
+
+    def __init__(self) -> None:
+        super().__init__(path=["/", "/swagger"], favicon="")
+
+    def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
+        spec = escape(self.get_openapi_json_route(request))
+        title = escape(f"{openapi_schema['info']['title']} {openapi_schema['info']['version']}")
+
+        def asset(name: str) -> str:
+            return escape(request.app.route_reverse(_ASSETS_ROUTE, file_path=name))
+
+        return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<link rel="icon" type="image/png" href="{asset("swagger-ui/favicon-32x32.png")}">
+<link rel="stylesheet" href="{asset("swagger-ui/swagger-ui.css")}">
+<script src="{asset("swagger-ui/swagger-ui-bundle.js")}" defer></script>
+<script src="{asset("docs.js")}" defer></script>
+</head>
+<body>
+<p style="font-family: sans-serif; margin: 1em 20px">{title}: the OpenAPI document is
+<a href="{spec}">{spec}</a>, what clients are generated from.</p>
+<div id="swagger-ui" data-spec="{spec}"></div>
+</body>
+</html>
+""".encode()
+
+    def receive_router(self, router: Router) -> None:
+        router.register(
+            create_static_files_router(
+                path="/assets", directories=[ASSETS], name=_ASSETS_ROUTE, include_in_schema=False
+            )
+        )

@@ -1,0 +1,60 @@
+"""How the OpenAPI document presents the service: its version (the package's), the overview a
+client reads first (the contract's text from ``contract_text``, headers on every answer, where
+the document and the operations endpoints are), the seat-token scheme, and where it is served:
+``/docs/openapi.json``, shown at ``/docs``."""
+
+from __future__ import annotations
+
+from importlib.metadata import version
+
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import JsonRenderPlugin
+from litestar.openapi.spec import Components, SecurityScheme, Server
+
+from server.api.contract_text import CONTRACT
+from server.api.cors import EXPOSED_HEADERS
+from server.api.docs_ui import OfflineSwaggerUI
+
+DOCS_PATH = "/docs"
+SPEC_PATH = f"{DOCS_PATH}/openapi.json"
+
+DESCRIPTION = f"""All Fours (Trinidad) game server: create tables, take seats, play over HTTP \
+and follow games live over Server-Sent Events. Errors are RFC 9457 problem details with a \
+stable ``code``.
+{CONTRACT}
+**This document** is served at ``{SPEC_PATH}``; ``{DOCS_PATH}`` shows it (Swagger UI, served \
+by this server: no other host is needed).
+
+**Headers.** Every answer, errors and unknown paths included, carries ``X-Request-ID``: the \
+caller's own (at most 128 characters) or one made up. Quote it in a bug report: the server's \
+log lines for that request carry it too. ``HEAD`` is answered wherever ``GET`` is, with the \
+same status and headers and no body (RFC 9110); ``Allow`` (on ``OPTIONS`` and 405) lists it. \
+A browser page on an allowed origin (``ALLFOURS_CORS_ORIGINS``) may read these response \
+headers: {", ".join(f"``{name}``" for name in EXPOSED_HEADERS)}.
+
+**Operations endpoints**: ``GET /livez`` and ``GET /readyz`` (below), and ``GET /metrics``, \
+the Prometheus text exposition format for an operator's scraper, left out of the operations \
+here because no client needs it: requests by path template, ``allfours_commands_total``, \
+``allfours_sse_subscribers``, ``allfours_store_append_seconds``, counted per worker process."""
+
+
+def openapi_config() -> OpenAPIConfig:
+    """The app's OpenAPI settings: ``info.version`` is the installed package's version."""
+    return OpenAPIConfig(
+        title="allfours",
+        version=version("allfours"),
+        description=DESCRIPTION,
+        servers=[Server(url="/")],
+        path=DOCS_PATH,
+        render_plugins=[OfflineSwaggerUI(), JsonRenderPlugin()],
+        components=Components(
+            security_schemes={
+                "seatToken": SecurityScheme(
+                    type="http",
+                    scheme="bearer",
+                    description="The seat token returned once by takeSeat "
+                    "(``<game>.<seat>.<secret>``).",
+                )
+            }
+        ),
+    )
