@@ -1,5 +1,5 @@
-"""Live subscriptions on a Redis Cluster: the same doorbell hub, with a Pub/Sub connection to any
-node and a sweep for lost doorbells.
+"""Live subscriptions on a Redis Cluster: the same hub, with its doorbell connection on any node
+and a sweep for lost doorbells.
 
 A cluster forwards every ``PUBLISH`` to every node over its bus, so the hub's one Pub/Sub
 connection may sit on any node and still hears the games of all of them; the pipelined reads of
@@ -19,7 +19,8 @@ import random
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.connection import AbstractConnection
 
-from .hub import Connector, SubscriptionHub, bell_connection
+from .doorbells import Connector, bell_connection
+from .hub import SubscriptionHub
 from .port import EventReader
 
 __all__ = ["ClusterSubscriptionHub", "cluster_connector"]

@@ -45,9 +45,10 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .clients import RedisClient, cluster_client, is_cluster_url
 from .cluster_hub import ClusterSubscriptionHub
+from .doorbells import server_connector
 from .entries import decode_entry
 from .errors import StoreError, StoreUnavailable
-from .hub import SubscriptionHub, server_connector
+from .hub import SubscriptionHub
 from .keys import (
     DUE_KEY,
     bell_channel,
