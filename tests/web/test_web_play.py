@@ -5,23 +5,24 @@ what the API says."""
 from __future__ import annotations
 
 import random
-from pathlib import Path
+import re
 
 import httpx
 import pytest
 from playwright.async_api import Browser, Page
-from support import ServerProcess, view_of
+from support import ServerProcess, moves_in, replay_of, view_of
 from webplay import play_to_end, shown_scores, table_state, take_turn, wait_for_table
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
 
 
 async def test_a_person_plays_a_whole_game_against_three_bots(
-    page: Page, api: httpx.AsyncClient, screenshots: Path
+    page: Page, api: httpx.AsyncClient, web_server: ServerProcess
 ) -> None:
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
     await page.goto("/")
     await page.fill("#player-name", "Ann")
-    await page.screenshot(path=str(screenshots / "lobby.png"))
     await page.click("#quick-play")
     await page.wait_for_url("**/table/*")
     game_id = page.url.rsplit("/", 1)[1]
@@ -34,12 +35,24 @@ async def test_a_person_plays_a_whole_game_against_three_bots(
 
     final = await view_of(api, game_id)
     assert final["phase"] == "ended" and final["winner"] is not None
+    # Every decision of the seat was the person's, made on the page: none timed out.
+    _, log = await replay_of(api, game_id)
+    assert not [e for e in log if type(e).__name__ == "TurnTimedOut"]
+    assert sum(moves_in(log, seat=0).values()) == moves
     assert await shown_scores(page) == final["scores"]
     result = await page.text_content(".lifecycle .result") or ""
     assert ("Team A wins" if final["winner"] == 0 else "Team B wins") in result
     assert f"{final['scores'][0]}\N{EN DASH}{final['scores'][1]}" in result
     # The stream told the whole story: no version was skipped.
     assert (await wait_for_table(page))["gaps"] == 0
+    # The page talked to this server only: its own files and the public API.
+    elsewhere = [
+        url
+        for url in requested
+        if not re.match(rf"{re.escape(web_server.url)}/(static/|v1/|table/|$)", url)
+    ]
+    assert not elsewhere, elsewhere
+    assert any("/stream?" in url for url in requested), "no EventSource was opened"
 
 
 async def test_two_people_in_two_browsers_play_one_table(
@@ -75,6 +88,8 @@ async def test_two_people_in_two_browsers_play_one_table(
 
     final = await view_of(api, game_id)
     assert final["phase"] == "ended"
+    _, log = await replay_of(api, game_id)
+    assert not [e for e in log if type(e).__name__ == "TurnTimedOut"]
     for page, partner in zip(pages, ("Ben", "Ann"), strict=True):
         assert await shown_scores(page) == final["scores"]
         assert f"You & {partner}" in (await page.text_content(".team.mine") or "")

@@ -11,7 +11,9 @@ from typing import Any
 from playwright.async_api import Page
 
 TABLE = ".table-page"
-OFFERED = ".calls button[data-action]:not([disabled]), .hand button.card.playable:not([disabled])"
+OFFERED = (
+    ".controls button[data-action]:not([disabled]), .hand button.card.playable:not([disabled])"
+)
 
 RANKS = {
     "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
