@@ -1,0 +1,76 @@
+"""The table's lifecycle on the page: a table opened from the lobby's form with a turn clock
+shows the countdown; at the end a rematch takes the person to the new table in the same seat;
+a person can step away (a bot plays the seat) and come back."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import httpx
+import pytest
+from playwright.async_api import Page
+from support import take_seat, view_of
+from webplay import play_to_end, wait_for_table
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
+
+
+async def test_a_clocked_table_from_the_form_then_a_rematch_in_the_same_seat(
+    page: Page, api: httpx.AsyncClient
+) -> None:
+    await page.goto("/")
+    await page.fill("#player-name", "Ann")
+    form = page.locator("#new-table")
+    for seat, choice in enumerate(["you", "heuristic", "heuristic", "random"]):
+        await form.locator(f'select[name="seat{seat}"]').select_option(choice)
+    await form.locator('input[name="target"]').fill("3")
+    await form.locator('select[name="turn_seconds"]').select_option("60")
+    await form.get_by_role("button", name="Open the table").click()
+    await page.wait_for_url("**/table/*")
+    game_id = page.url.rsplit("/", 1)[1]
+    await wait_for_table(page)
+
+    view = await view_of(api, game_id)
+    assert view["rules"]["target"] == 3 and view["rules"]["turn_seconds"] == 60
+    countdown = page.locator(".controls .countdown")
+    await countdown.wait_for()  # the person is to act: the clock runs
+    assert re.fullmatch(r"[01]:\d\d", await countdown.text_content() or "")
+
+    await play_to_end(page, random.Random(8))
+    await page.get_by_role("button", name="Rematch").click()
+    await page.wait_for_url(re.compile(r".*/table/(?!" + re.escape(game_id) + r"$)[\w-]+$"))
+    rematch_id = page.url.rsplit("/", 1)[1]
+    assert (await wait_for_table(page))["viewer"] == "0"
+    assert (await view_of(api, game_id))["rematch"] == rematch_id
+    new_view = await view_of(api, rematch_id)
+    assert new_view["seats"][0]["name"] == "Ann"
+    assert new_view["rules"]["target"] == 3
+    assert "You are seat 1" in (await page.text_content(".who") or "")
+
+
+async def test_stepping_away_and_coming_back(page: Page, api: httpx.AsyncClient) -> None:
+    created = await api.post(
+        "/v1/games",
+        json={"bots": [None, "heuristic", None, "heuristic"], "rules": {"turn_seconds": None}},
+    )
+    game_id = created.json()["game_id"]
+    await page.goto("/")
+    await page.fill("#player-name", "Ann")
+    await (
+        page.locator(f'.game-row[data-game="{game_id}"]')
+        .get_by_role("button", name="Sit at 1")
+        .click()
+    )
+    await page.wait_for_url(f"**/table/{game_id}")
+    await take_seat(api, game_id, 2, "Ben")  # Ben never moves: the game waits for him
+    await wait_for_table(page)
+
+    await page.click('[data-seat-action="step_away"]')
+    me = page.locator('.seat[data-seat="0"]')
+    await me.locator(".badge.away").wait_for()
+    assert (await view_of(api, game_id))["seats"][0]["away"] is True
+    await page.click('[data-seat-action="come_back"]')
+    await me.locator(".badge.away").wait_for(state="detached")
+    assert (await view_of(api, game_id))["seats"][0]["away"] is False
+    await page.locator('[data-seat-action="step_away"]').wait_for()
