@@ -16,7 +16,6 @@ import importlib
 import json
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -24,7 +23,7 @@ from typing import Any
 import msgspec
 import pytest
 from client_support import SPEC
-from support import ServerProcess
+from support import ServerProcess, sse_frames
 
 from domain import Event, verify
 
@@ -61,27 +60,6 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
 
 def submodule(package: ModuleType, name: str) -> Any:
     return importlib.import_module(f"{package.__name__}.{name}")
-
-
-async def sse_events(http: Any, game_id: str) -> AsyncIterator[tuple[int, str, dict[str, Any]]]:
-    """(id, event name, data) of each message of the seat's stream, parsed with httpx alone."""
-    async with http.stream("GET", f"/v1/games/{game_id}/stream", timeout=30.0) as response:
-        assert response.status_code == 200, await response.aread()
-        assert response.headers["content-type"].startswith("text/event-stream")
-        fields: dict[str, str] = {}
-        data: list[str] = []
-        async for line in response.aiter_lines():
-            if line == "":
-                if data:
-                    yield int(fields["id"]), fields["event"], json.loads("\n".join(data))
-                fields, data = {}, []
-            elif not line.startswith(":"):  # a comment is a heartbeat
-                name, _, value = line.partition(":")
-                value = value.removeprefix(" ")
-                if name == "data":
-                    data.append(value)
-                else:
-                    fields[name] = value
 
 
 async def test_a_generated_client_plays_a_whole_game(
@@ -130,11 +108,14 @@ class Stream:
         self._arrived = asyncio.Condition()
 
     async def follow(self, http: Any, game_id: str) -> None:
-        async for frame in sse_events(http, game_id):
+        """Read the stream to the game's last event (``support.sse_frames`` parses it with
+        httpx: the generated client's own, which sends the seat's token)."""
+        async for frame in sse_frames(http, f"/v1/games/{game_id}/stream"):
+            assert frame.id is not None and frame.event is not None, frame
             async with self._arrived:
-                self.frames.append(frame)
+                self.frames.append((frame.id, frame.event, json.loads(frame.data)))
                 self._arrived.notify_all()
-            if frame[1] == "SeedRevealed":
+            if frame.event == "SeedRevealed":
                 return
 
     async def past(self, version: int) -> None:
