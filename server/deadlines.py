@@ -38,7 +38,7 @@ class DeadlineSweeper:
         interval_s: float = 0.25,
         batch: int = 200,
         concurrency: int = 32,
-        full_pass_every: int = 240,
+        slots_per_pass: int = 64,
     ) -> None:
         self._service = service
         self._store = store
@@ -46,8 +46,8 @@ class DeadlineSweeper:
         self._interval_s = interval_s
         self._batch = batch
         self._concurrency = asyncio.Semaphore(concurrency)
-        self._full_pass_every = full_pass_every
-        self._passes = 0
+        self._slots_per_pass = slots_per_pass
+        self._next_slot = 0
 
     async def sweep_once(self, now_ms: int | None = None) -> int:
         """Fire whatever is due at ``now_ms`` (default: the clock). Returns how many
@@ -55,13 +55,15 @@ class DeadlineSweeper:
         return (await self._pass(now_ms))[1]
 
     async def _pass(self, now_ms: int | None) -> tuple[int, int]:
-        """One pass: (entries found due, timeouts or expiries stored). On a cluster, every
-        ``full_pass_every``-th pass (and the first) reads every slot's due-index, not only
-        those of the slots new games are given."""
+        """One pass: (entries found due, timeouts or expiries stored). On a cluster each pass
+        also reads the due-indexes of ``slots_per_pass`` more slots, going round all 16384
+        (every 256 passes, about a minute, with the defaults), for games whose ids have other
+        slots."""
         now = self._clock() if now_ms is None else now_ms
-        every_slot = self._passes % self._full_pass_every == 0
-        self._passes += 1
-        due = await self._store.due_games(now, self._batch, every_slot=every_slot)
+        first = self._next_slot
+        self._next_slot = (first + self._slots_per_pass) % 16384
+        slots = range(first, min(first + self._slots_per_pass, 16384))
+        due = await self._store.due_games(now, self._batch, slots=slots)
         fired = await asyncio.gather(*(self._fire(game_id) for game_id, _ in due))
         return len(due), sum(fired)
 

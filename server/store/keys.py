@@ -6,6 +6,7 @@ live in the same slot of a Redis Cluster and the append script may touch them to
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cache
 
 from redis.crc import key_slot
@@ -110,8 +111,10 @@ def _slot_tags() -> tuple[str, ...]:
     return tuple(t for t in tags if t is not None)
 
 
-def cluster_due_keys(*, every_slot: bool) -> tuple[str, ...]:
-    """The due-indexes a cluster sweeper reads: those of the slots new games are given (each
-    pass), or of every slot (now and then, for games whose ids were chosen otherwise)."""
-    step = 1 if every_slot else DUE_SLOT_STEP
-    return tuple(_due_key_of_slot(slot) for slot in range(0, 16384, step))
+SWEPT_SLOTS = range(0, 16384, DUE_SLOT_STEP)
+"""The slots new games are given: their due-indexes are read on every pass."""
+
+
+def cluster_due_keys(slots: Iterable[int]) -> tuple[str, ...]:
+    """The due-indexes of these hash slots, on a cluster."""
+    return tuple(_due_key_of_slot(slot) for slot in slots)

@@ -51,6 +51,7 @@ from .errors import StoreError, StoreUnavailable
 from .hub import SubscriptionHub
 from .keys import (
     DUE_KEY,
+    SWEPT_SLOTS,
     bell_channel,
     cluster_due_keys,
     cmds_key,
@@ -342,14 +343,15 @@ class RedisEventStore:
         return AppendResult("duplicate", int(last), int(first), recorded[0] if recorded else "")
 
     async def due_games(
-        self, now_ms: int, limit: int = 200, *, every_slot: bool = False
+        self, now_ms: int, limit: int = 200, *, slots: Sequence[int] = ()
     ) -> list[tuple[str, int]]:
         """Games whose due-index time is at or before ``now_ms``: (game id, due time), the
         most overdue first, at most ``limit`` per index. Only a hint: the game's log decides.
 
-        On a cluster, the indexes of the slots new games are given (see ``keys.swept_slot``);
-        with ``every_slot``, all 16384 (for games whose ids were chosen otherwise)."""
-        keys = cluster_due_keys(every_slot=every_slot) if self.cluster else (DUE_KEY,)
+        On a cluster, the indexes of the slots new games are given (see ``keys.swept_slot``)
+        and those of ``slots`` too (a sweeper goes round the others, for games whose ids were
+        chosen otherwise)."""
+        keys = cluster_due_keys((*SWEPT_SLOTS, *slots)) if self.cluster else (DUE_KEY,)
         try:
             async with self._redis.pipeline(transaction=False) as pipe:
                 for key in keys:
