@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -30,6 +31,22 @@ async def mid_hand(page: Page, rng: random.Random) -> None:
         if not await take_turn(page, rng, keyboard=False):
             await page.wait_for_timeout(30)
     raise AssertionError("no moment mid-hand came")
+
+
+def busy_moment(events: list[Any]) -> int:
+    """A position in the second hand, a trick or more in, with three cards on the table."""
+    hands = tricks = in_trick = 0
+    for i, event in enumerate(events):
+        name = type(event).__name__
+        if name == "Dealt" and event.deal == 1:
+            hands, tricks, in_trick = hands + 1, 0, 0
+        elif name == "TrickWon":
+            tricks, in_trick = tricks + 1, 0
+        elif name == "CardPlayed":
+            in_trick += 1
+            if hands >= 2 and tricks >= 1 and in_trick == 3:
+                return i + 1
+    raise AssertionError("no such moment in this game")
 
 
 async def test_screens(page: Page, api: httpx.AsyncClient, screenshots: Path) -> None:
@@ -62,8 +79,7 @@ async def test_screens(page: Page, api: httpx.AsyncClient, screenshots: Path) ->
     await finished.get_by_role("link", name="Replay").click()
     await page.wait_for_selector('.verify[data-ok="true"]')
     _, events = await replay_of(api, game_id)
-    deals = [i for i, e in enumerate(events) if type(e).__name__ == "Dealt"]
-    target = (deals[1] if len(deals) > 1 else deals[0]) + 12  # a few tricks into a hand
+    target = busy_moment(events)
     for _ in range(target):
         await page.keyboard.press("ArrowRight")
     await page.wait_for_function(
