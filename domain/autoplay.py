@@ -16,7 +16,7 @@ from domain.events import Event
 from domain.fairness import commit, derive_deck, derive_first_dealer
 from domain.rules import Rules
 from domain.state import State
-from domain.visibility import view
+from domain.visibility import bot_view
 
 DEFAULT_RULES = Rules()
 
@@ -41,7 +41,7 @@ def owed_command(state: State, seed: str, rng: random.Random) -> Command | None:
     if acting is None:
         return None
     seat, kind = acting
-    return BOTS[kind](view(state, seat), rng)
+    return BOTS[kind](bot_view(state, seat), rng)
 
 
 def opening_commands(
@@ -77,7 +77,7 @@ def play_game(
         if next_command is None:
             seat = state.to_act
             assert seat is not None
-            next_command = players[seat](view(state, seat), rng)
+            next_command = players[seat](bot_view(state, seat), rng)
         state, events = execute(state, next_command)
         log.extend(events)
     return state, log

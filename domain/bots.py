@@ -1,4 +1,4 @@
-"""Bots: pure functions of one seat's ``View`` (never the full state), so they cannot cheat.
+"""Bots: pure functions of one seat's view (never the full state), so they cannot cheat.
 
 ``random_bot`` plays a uniformly random legal action. ``heuristic_bot`` plays like a careful
 beginner: it stands on a strong trump hand, cashes High, protects its Jack, feeds counting
@@ -9,20 +9,44 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from typing import Protocol
 
 from domain import cards as C
 from domain.commands import Beg, GiveOne, Play, PlayerCommand, RunPack, Stand
-from domain.visibility import PlayedCard, View
+from domain.rules import Rules
+from domain.visibility import PlayedCard, Viewer
 
-Bot = Callable[[View, random.Random], PlayerCommand]
+
+class SeatSight(Protocol):
+    """What bots read of a seat's view: a ``View``, or the ``BotView`` self-play gives them."""
+
+    @property
+    def viewer(self) -> Viewer: ...
+    @property
+    def legal_actions(self) -> tuple[PlayerCommand, ...]: ...
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def scores(self) -> tuple[int, int]: ...
+    @property
+    def hand(self) -> tuple[str, ...] | None: ...
+    @property
+    def trump(self) -> str | None: ...
+    @property
+    def kicks(self) -> tuple[str, ...]: ...
+    @property
+    def trick(self) -> tuple[PlayedCard, ...]: ...
 
 
-def random_bot(view: View, rng: random.Random) -> PlayerCommand:
+Bot = Callable[[SeatSight, random.Random], PlayerCommand]
+
+
+def random_bot(view: SeatSight, rng: random.Random) -> PlayerCommand:
     """A uniformly random legal action."""
     return rng.choice(view.legal_actions)
 
 
-def heuristic_bot(view: View, rng: random.Random) -> PlayerCommand:
+def heuristic_bot(view: SeatSight, rng: random.Random) -> PlayerCommand:
     """A sensible legal action; ``rng`` only breaks ties."""
     actions = view.legal_actions
     kinds = {type(a) for a in actions}
@@ -34,16 +58,16 @@ def heuristic_bot(view: View, rng: random.Random) -> PlayerCommand:
     return _choose_play(view, plays)
 
 
-def _trump_suit(view: View) -> int:
+def _trump_suit(view: SeatSight) -> int:
     letter = view.trump if view.trump is not None else view.kicks[0][1]
     return C.SUITS.index(letter)
 
 
-def _hand(view: View) -> list[int]:
+def _hand(view: SeatSight) -> list[int]:
     return [C.parse(c) for c in view.hand or ()]
 
 
-def _stand_or_beg(view: View, actions: tuple[PlayerCommand, ...]) -> PlayerCommand:
+def _stand_or_beg(view: SeatSight, actions: tuple[PlayerCommand, ...]) -> PlayerCommand:
     trump = _trump_suit(view)
     trumps = [c for c in _hand(view) if c // 13 == trump]
     strong = any(c % 13 >= C.JACK for c in trumps)
@@ -51,7 +75,7 @@ def _stand_or_beg(view: View, actions: tuple[PlayerCommand, ...]) -> PlayerComma
     return next(a for a in actions if isinstance(a, want))
 
 
-def _give_or_run(view: View, actions: tuple[PlayerCommand, ...]) -> PlayerCommand:
+def _give_or_run(view: SeatSight, actions: tuple[PlayerCommand, ...]) -> PlayerCommand:
     me = view.viewer
     assert me is not None
     trump = _trump_suit(view)
@@ -88,7 +112,7 @@ def _cheapness(card: int, trump: int) -> tuple[int, int, int]:
     return (C.GAME_COUNT[card], card // 13 == trump, card % 13)
 
 
-def _choose_play(view: View, plays: list[Play]) -> Play:
+def _choose_play(view: SeatSight, plays: list[Play]) -> Play:
     me = view.viewer
     assert me is not None
     trump = _trump_suit(view)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import struct
 from collections.abc import Iterator, Sequence
 
 import msgspec
@@ -48,18 +49,53 @@ def commitment_matches(seed: str, commitment: str) -> bool:
         return False
 
 
+_IPAD = bytes(x ^ 0x36 for x in range(256))
+_OPAD = bytes(x ^ 0x5C for x in range(256))
+_BLOCK_WORDS = 8
+"""32-bit words in one HMAC-SHA256 block."""
+_DECK_BLOCKS = 7
+"""Blocks a deck takes unless a word is skipped: 51 draws, one word each."""
+_LIMITS = tuple(_WORD - _WORD % n if n else 0 for n in range(C.DECK_SIZE + 1))
+"""``below(n)`` keeps a word under ``_LIMITS[n]``."""
+
+
+class _Hmac:
+    """HMAC-SHA256 (RFC 2104) under one key, with the padded key absorbed once: each block then
+    costs two short hashes. A deck takes seven blocks, and a full HMAC setup per block was most
+    of the time of deriving it."""
+
+    __slots__ = ("_inner", "_outer")
+
+    def __init__(self, seed: str) -> None:
+        key = bytes.fromhex(seed)
+        if len(key) > 64:
+            key = hashlib.sha256(key).digest()
+        key = key.ljust(64, b"\0")
+        self._inner = hashlib.sha256(key.translate(_IPAD))
+        self._outer = hashlib.sha256(key.translate(_OPAD))
+
+    def words(self, label: str, first: int, count: int) -> tuple[int, ...]:
+        """The words of blocks ``first`` to ``first + count - 1`` of ``label``, in order."""
+        blocks = []
+        for counter in range(first, first + count):
+            inner = self._inner.copy()
+            inner.update(f"{label}:{counter}".encode())
+            outer = self._outer.copy()
+            outer.update(inner.digest())
+            blocks.append(outer.digest())
+        return struct.unpack(f">{count * _BLOCK_WORDS}I", b"".join(blocks))
+
+
 def _words(seed: str, label: str) -> Iterator[int]:
-    key = bytes.fromhex(seed)
+    mac = _Hmac(seed)
     counter = 0
     while True:
-        block = hmac.digest(key, f"{label}:{counter}".encode(), "sha256")
-        for i in range(0, 32, 4):
-            yield int.from_bytes(block[i : i + 4], "big")
+        yield from mac.words(label, counter, 1)
         counter += 1
 
 
 def _below(words: Iterator[int], n: int) -> int:
-    limit = _WORD - _WORD % n
+    limit = _LIMITS[n]
     while True:
         word = next(words)
         if word < limit:
@@ -67,11 +103,25 @@ def _below(words: Iterator[int], n: int) -> int:
 
 
 def derive_deck(seed: str, hand: int, deal: int) -> tuple[str, ...]:
-    """The deck of deal ``deal`` of hand ``hand``, as card codes in the order they are dealt."""
-    words = _words(seed, f"deck:{hand}:{deal}")
+    """The deck of deal ``deal`` of hand ``hand``, as card codes in the order they are dealt.
+
+    The derivation described above, with its words computed a deck's worth at a time: a word
+    is skipped about once in two million decks, and then one more block is computed."""
+    mac = _Hmac(seed)
+    label = f"deck:{hand}:{deal}"
+    words = mac.words(label, 0, _DECK_BLOCKS)
+    used = 0
     deck = list(C.CODES)
     for i in range(C.DECK_SIZE - 1, 0, -1):
-        j = _below(words, i + 1)
+        n = i + 1
+        while True:
+            if used == len(words):
+                words += mac.words(label, used // _BLOCK_WORDS, 1)
+            word = words[used]
+            used += 1
+            if word < _LIMITS[n]:
+                break
+        j = word % n
         deck[i], deck[j] = deck[j], deck[i]
     return tuple(deck)
 

@@ -43,21 +43,38 @@ def follow_mask(state: State, seat: int) -> tuple[C.CardSet, bool]:
     return allowed, False
 
 
+# Commands are immutable values, so the legal moves are picked from these instead of being built
+# anew for every decision of every game.
+_PLAYS: tuple[tuple[Play, ...], ...] = tuple(
+    tuple(Play(seat, card_code) for card_code in C.CODES) for seat in range(4)
+)
+_STAND_OR_BEG: tuple[tuple[PlayerCommand, ...], ...] = tuple(
+    (Stand(seat), Beg(seat)) for seat in range(4)
+)
+_GIVE_OR_RUN: tuple[tuple[PlayerCommand, ...], ...] = tuple(
+    (GiveOne(seat), RunPack(seat)) for seat in range(4)
+)
+_RUN: tuple[tuple[PlayerCommand, ...], ...] = tuple((RunPack(seat),) for seat in range(4))
+
+
 def legal_actions(state: State, seat: int) -> list[PlayerCommand]:
     """Exactly the commands ``decide`` would accept from ``seat`` now."""
-    to_act = state.to_act
-    if to_act != seat:
-        return []
+    return list(legal_moves(state, seat))
+
+
+def legal_moves(state: State, seat: int) -> tuple[PlayerCommand, ...]:
+    """``legal_actions`` as a tuple (what views hold), in the same order."""
+    if state.to_act != seat:
+        return ()
     phase = state.phase
     if phase == "playing":
-        return [Play(seat, C.CODES[c]) for c in C.cards_in(follow_mask(state, seat)[0])]
+        plays = _PLAYS[seat]
+        return tuple([plays[card] for card in C.cards_in(follow_mask(state, seat)[0])])
     if phase == "begging":
-        return [Stand(seat), Beg(seat)]
+        return _STAND_OR_BEG[seat]
     if phase == "dealer_choice":
-        if give_one_allowed(state):
-            return [GiveOne(seat), RunPack(seat)]
-        return [RunPack(seat)]
-    return []
+        return _GIVE_OR_RUN[seat] if give_one_allowed(state) else _RUN[seat]
+    return ()
 
 
 def give_one_allowed(state: State) -> bool:
