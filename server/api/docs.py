@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING, get_args, get_type_hints
 
 from litestar._openapi.schema_generation.plugins.struct import StructSchemaPlugin
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.openapi.spec import Link, OpenAPIResponse, OpenAPIType, Operation, Schema
+from litestar.openapi.spec import (
+    Link,
+    OpenAPIHeader,
+    OpenAPIResponse,
+    OpenAPIType,
+    Operation,
+    Schema,
+)
 from msgspec import UnsetType
 
 from server.api.field_docs import field_descriptions, type_description
@@ -124,13 +131,44 @@ def link(operation_id: str, description: str, **parameters: str) -> Link:
     return Link(operation_id=operation_id, parameters=parameters, description=description)
 
 
+def _header(description: str, type_: OpenAPIType = OpenAPIType.STRING) -> OpenAPIHeader:
+    return OpenAPIHeader(schema=Schema(type=type_), description=description)
+
+
+_REQUEST_ID = _header(
+    "The request's id: the caller's own ``X-Request-ID`` (at most 128 characters) or one made "
+    "up; the server's log lines for the request carry it."
+)
+_RETRY_AFTER = _header("Seconds to wait before retrying.", OpenAPIType.INTEGER)
+_CHALLENGE = _header('``Bearer realm="allfours seat"``: send a seat token.')
+
+
+@dataclass
+class DocumentedOperation(Operation):
+    """An operation whose responses document the headers every answer of that status has:
+    ``X-Request-ID`` on all, ``Retry-After`` with 429 and 503, ``WWW-Authenticate`` with 401."""
+
+    def __post_init__(self) -> None:
+        for status, response in (self.responses or {}).items():
+            if not isinstance(response, OpenAPIResponse):
+                continue
+            headers = dict(response.headers or {})
+            headers["X-Request-ID"] = _REQUEST_ID
+            if status in ("429", "503"):
+                headers["Retry-After"] = _RETRY_AFTER
+            if status == "401":
+                headers["WWW-Authenticate"] = _CHALLENGE
+            response.headers = headers
+
+
 def with_links(**links: Link) -> type[Operation]:
     """An ``operation_class`` whose success response documents ``links``: what a client (or a
     stateful test generator) can call next with the values this response returns."""
 
     @dataclass
-    class LinkedOperation(Operation):
+    class LinkedOperation(DocumentedOperation):
         def __post_init__(self) -> None:
+            super().__post_init__()
             for status, response in (self.responses or {}).items():
                 if status.startswith("2") and isinstance(response, OpenAPIResponse):
                     response.links = dict(links)
@@ -169,8 +207,9 @@ def sse_operation(media_type: str) -> type[Operation]:
     for ``text/event-stream``: ``id``, ``event`` and ``data``, a JSON text of that type."""
 
     @dataclass
-    class SSEOperation(Operation):
+    class SSEOperation(DocumentedOperation):
         def __post_init__(self) -> None:
+            super().__post_init__()
             response = (self.responses or {}).get("200")
             if not isinstance(response, OpenAPIResponse) or not response.content:
                 return

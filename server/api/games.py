@@ -29,7 +29,13 @@ from domain import (
 )
 from server.api.auth import token_of
 from server.api.context import AppContext
-from server.api.docs import CREATED_LINKS, SEAT_LINKS, problems, with_links
+from server.api.docs import (
+    CREATED_LINKS,
+    SEAT_LINKS,
+    DocumentedOperation,
+    problems,
+    with_links,
+)
 from server.api.models import (
     REPLAY_FORMAT,
     REPLAY_FORMAT_VERSION,
@@ -183,6 +189,7 @@ class GamesController(Controller):
 
     @get(
         "/",
+        operation_class=DocumentedOperation,
         operation_id="listGames",
         summary="List games by status, newest first",
         responses=problems("invalid_request", "unavailable"),
@@ -194,7 +201,7 @@ class GamesController(Controller):
         cursor: Annotated[
             str | None,
             Parameter(
-                pattern=r"^\d{1,16}:[A-Za-z0-9_-]{1,64}$",
+                pattern=r"^[0-9]{1,16}:[A-Za-z0-9_-]{1,64}$",
                 required=False,
                 description="``next_cursor`` of the previous page",
             ),
@@ -205,6 +212,7 @@ class GamesController(Controller):
 
     @get(
         "/{game_id:str}",
+        operation_class=DocumentedOperation,
         operation_id="getGame",
         security=SEAT_OPTIONAL,
         summary="The game as the caller may see it",
@@ -367,6 +375,7 @@ class GamesController(Controller):
 
     @post(
         "/{game_id:str}/seats/{seat:int}/commands",
+        operation_class=DocumentedOperation,
         operation_id="sendCommand",
         security=SEAT_REQUIRED,
         summary="Act for a seat: stand, beg, give one, run the pack or play a card",
@@ -453,6 +462,7 @@ class GamesController(Controller):
 
     @get(
         "/{game_id:str}/events",
+        operation_class=DocumentedOperation,
         operation_id="listEvents",
         security=SEAT_OPTIONAL,
         summary="The event log as the caller may see it",
@@ -481,6 +491,7 @@ class GamesController(Controller):
 
     @get(
         "/{game_id:str}/replay",
+        operation_class=DocumentedOperation,
         operation_id="getReplay",
         summary="A finished game's full log and seed",
         description="Every hand and the seed, for replay viewers and for checking the deals "

@@ -8,7 +8,7 @@ from typing import Any
 from litestar import Controller, Request, Response, get
 
 from server.api.context import AppContext
-from server.api.docs import problems
+from server.api.docs import DocumentedOperation, problems
 from server.api.models import Health
 from server.api.problems import problem_response
 from server.store import StoreError
@@ -22,6 +22,7 @@ class HealthController(Controller):
 
     @get(
         "/livez",
+        operation_class=DocumentedOperation,
         operation_id="livez",
         summary="Liveness: no dependencies checked",
         responses=problems(),
@@ -31,6 +32,7 @@ class HealthController(Controller):
 
     @get(
         "/readyz",
+        operation_class=DocumentedOperation,
         operation_id="readyz",
         summary="Readiness: Redis answers",
         description="503 ``unavailable`` (problem details, with ``Retry-After``) while Redis "

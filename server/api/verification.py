@@ -21,7 +21,7 @@ from litestar.datastructures import CacheControlHeader
 from domain import CODES, Rules, commit, derive_deck, derive_first_dealer
 from domain.autoplay import play_game
 from domain.fairness import _below, _words
-from server.api.docs import problems
+from server.api.docs import DocumentedOperation, problems
 from server.api.models import REPLAY_FORMAT, REPLAY_FORMAT_VERSION, EventEnvelope, Replay
 
 VECTORS_FORMAT: Literal["allfours-replay-vectors"] = "allfours-replay-vectors"
@@ -45,9 +45,11 @@ class BelowExample(msgspec.Struct, frozen=True):
     """``below(n)`` over a given sequence of words: the words it read and the result."""
 
     n: int
+    """The bound: ``below(n)`` draws a number in 0..n-1."""
     words: tuple[int, ...]
     """32-bit words in the order they are read; all but the last are rejected."""
     result: int
+    """What ``below(n)`` returns for these words."""
 
 
 class Run(msgspec.Struct, frozen=True):
@@ -56,13 +58,16 @@ class Run(msgspec.Struct, frozen=True):
     hands: tuple[tuple[str, ...], ...]
     """By seat 0..3: the three cards the run gives each seat."""
     kick: str
+    """The card turned up after this run."""
 
 
 class DealVector(msgspec.Struct, frozen=True):
     """One deck of a seed, and where its cards go when dealt."""
 
     hand: int
+    """The hand number, from 1."""
     deal: int
+    """The deal number within the hand, from 1 (above 1 after a redeal)."""
     dealer: int
     """The dealer of this hand: the first dealer, then the next seat each hand."""
     label: str
@@ -90,20 +95,26 @@ class SeedVector(msgspec.Struct, frozen=True):
     dealer_words: tuple[int, ...]
     """The first words of ``words("dealer")``."""
     first_dealer: int
+    """The seat that deals the first hand: ``below(4)`` of ``words("dealer")``."""
     deals: tuple[DealVector, ...]
+    """Decks of this seed and where their cards go."""
 
 
 class ReplayVectors(msgspec.Struct, frozen=True):
     """Test vectors of the replay verification recipe (``docs/REPLAY_VERIFICATION.md``)."""
 
     format: Literal["allfours-replay-vectors"]
+    """Always ``allfours-replay-vectors``."""
     format_version: int
+    """1: grows only by new fields."""
     recipe: str
     """Where the recipe these vectors test is written."""
     card_order: tuple[str, ...]
     """The 52 codes in the order the shuffle starts from."""
     below_examples: tuple[BelowExample, ...]
+    """Worked examples of ``below(n)``, rejected words included."""
     seeds: tuple[SeedVector, ...]
+    """Seeds with their commitments, first dealers and decks."""
     replay: Replay
     """A complete replay of a short game played by the engine's bots, as
     ``GET /v1/games/{game_id}/replay`` serves one."""
@@ -205,6 +216,7 @@ class VerificationController(Controller):
     tags = ("replays",)
 
     @get(
+        operation_class=DocumentedOperation,
         operation_id="getReplayVerification",
         summary="Test vectors of the replay verification recipe",
         description="Seeds with their commitments, first dealers and decks (hands 1 to 3 and "

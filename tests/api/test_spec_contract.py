@@ -75,3 +75,16 @@ def test_every_code_has_its_status_and_the_rules_codes_really_get_it() -> None:
     for code in VIOLATION_CODES:
         response = _to_problem(request, RuleViolation(code, "x"))
         assert response.status_code == STATUS_OF[code], code
+
+
+@pytest.mark.parametrize(("path", "method", "op"), _operations())
+def test_every_answer_documents_its_headers(path: str, method: str, op: dict[str, Any]) -> None:
+    for status, response in op["responses"].items():
+        headers = response.get("headers", {})
+        assert "X-Request-ID" in headers, (method, path, status)
+        if status in ("429", "503"):
+            assert "Retry-After" in headers, (method, path, status)
+        if status == "401":
+            assert "WWW-Authenticate" in headers, (method, path, status)
+    if op.get("operationId") == "getGame":
+        assert "ETag" in op["responses"]["200"]["headers"]
