@@ -47,6 +47,7 @@ class _GracefulServer(uvicorn.Server):
 
 def _uvicorn_config(settings: Settings) -> uvicorn.Config:
     from server.api.app import create_app
+    from server.api.connections import uvicorn_options
 
     return uvicorn.Config(
         create_app(settings),
@@ -57,7 +58,7 @@ def _uvicorn_config(settings: Settings) -> uvicorn.Config:
         access_log=False,
         timeout_graceful_shutdown=int(settings.shutdown_grace_s),
         lifespan="on",
-        proxy_headers=True,
+        **uvicorn_options(settings),  # connection caps, timeouts, trusted proxies
     )
 
 

@@ -9,12 +9,14 @@ transaction whose keys share a slot). The listing as a whole therefore lives on 
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Literal
 
 import msgspec
 
 from domain import State
+from server.errors import ServiceError
 from server.store import RedisClient
 
 Status = Literal["open", "in_progress", "finished"]
@@ -125,12 +127,11 @@ class Lobby:
 
         The cursor is ``<created_at>:<game_id>`` of the last game shown. Games created in the
         same millisecond are ordered by id, so none is skipped or shown twice."""
-        top: str | float = "+inf"
-        after: tuple[float, bytes] | None = None
+        top: str | int = "+inf"
+        after: tuple[int, bytes] | None = None
         if cursor is not None:
-            created, _, last_id = cursor.partition(":")
-            after = (float(created), last_id.encode())
-            top = created
+            after = parse_cursor(cursor)
+            top = after[0]
         rows: list[tuple[bytes, float]] = await self._redis.zrevrangebyscore(  # type: ignore[assignment]
             _index_key(status),
             top,
@@ -152,6 +153,21 @@ class Lobby:
             next_cursor = f"{int(score)}:{member.decode()}"
         return GamePage(games, next_cursor)
 
+
+def parse_cursor(cursor: str) -> tuple[int, bytes]:
+    """``<created_at>:<game_id>`` as (ms, id); :class:`InvalidCursor` for anything else
+    (ASCII digits only: ``int`` would take ``١٢٣`` too, Redis would not)."""
+    match = _CURSOR.fullmatch(cursor)
+    if match is None:
+        raise InvalidCursor(f"not a cursor this server gave: {cursor[:80]!r}")
+    return int(match[1]), match[2].encode()
+
+
+class InvalidCursor(ServiceError):
+    code = "invalid_request"
+
+
+_CURSOR = re.compile(r"([0-9]{1,16}):([A-Za-z0-9_-]{1,64})", re.ASCII)
 
 _SAME_MS_SLACK = 64
 """Extra rows fetched so that games sharing the cursor's millisecond can be skipped."""

@@ -48,6 +48,7 @@ from server.errors import (
     VersionConflict,
 )
 from server.lobby import GamePage, Lobby, Status
+from server.names import check_distinct
 from server.store import AppendResult, Due, EventStore, StoredEvent, StoreRegressed
 from server.store.keys import swept_slot
 from server.tokens import derived_token, new_token, token_hash
@@ -247,6 +248,8 @@ class GameService:
         that never leaves Redis), so a retry after a lost answer gets the same token back,
         while the server still stores only the token's hash. ``claim``: the caller proved
         they held this seat in the game this one is a rematch of."""
+        state = await self.state(game_id)
+        check_distinct([None if p is None else p.name for p in state.players], seat, name)
         if idempotency_key is None:
             token = new_token(game_id, seat)
             command_id = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Annotated
 
 import msgspec
 
@@ -35,6 +36,29 @@ class Settings(msgspec.Struct, frozen=True):
     """How long a rematch keeps each person's old seat for them before anyone may take it."""
     sweep_interval_s: float = 0.25
     """How often each instance looks for due turn deadlines and expired tables."""
+    trusted_proxies: Annotated[str, msgspec.Meta(pattern=r"^[0-9A-Fa-f.:/, ]*$")] = ""
+    """Addresses or networks (comma-separated) of the proxies whose ``X-Forwarded-For`` is
+    believed: the client is its rightmost address not among them. Empty: the peer itself."""
+    max_connections_per_address: int = 64
+    """Open connections one address may hold; beyond it its idlest idle one is closed, or the
+    new one refused (503) when none is idle. Trusted proxies are exempt."""
+    max_connections: int = 2_048
+    """Open connections per worker (lowered to fit the open-file limit); the idlest idle one is
+    closed to make room, else the new one is refused."""
+    max_streams_per_address: int = 16
+    """SSE streams one client address may hold open at once (per worker); 429 beyond."""
+    read_timeout_s: float = 10.0
+    """A request's headers and body must arrive within this (slow clients are closed)."""
+    keep_alive_s: float = 5.0
+    """An idle keep-alive connection is closed after this."""
+    max_bot_target: int = 21
+    """The highest ``target`` a game of four bots may have (its whole log is written at once)."""
+    tables_per_hour: int = 60
+    """Games one client address may create per hour; 0 turns the quota off."""
+    archive_dir: Path | None = None
+    """Where ``allfours archive`` writes finished games' replays, and ``/replay`` finds them."""
+    finished_ttl_s: int = 86_400
+    """After a game ends, its idempotency records and seat tokens expire after this."""
 
 
 ENV_NAMES: Mapping[str, str] = {
@@ -56,6 +80,16 @@ ENV_NAMES: Mapping[str, str] = {
     "table_expiry_s": "ALLFOURS_TABLE_EXPIRY_S",
     "rematch_hold_s": "ALLFOURS_REMATCH_HOLD_S",
     "sweep_interval_s": "ALLFOURS_SWEEP_INTERVAL_S",
+    "trusted_proxies": "ALLFOURS_TRUSTED_PROXIES",
+    "max_connections_per_address": "ALLFOURS_MAX_CONNECTIONS_PER_ADDRESS",
+    "max_connections": "ALLFOURS_MAX_CONNECTIONS",
+    "max_streams_per_address": "ALLFOURS_MAX_STREAMS_PER_ADDRESS",
+    "read_timeout_s": "ALLFOURS_READ_TIMEOUT_S",
+    "keep_alive_s": "ALLFOURS_KEEP_ALIVE_S",
+    "max_bot_target": "ALLFOURS_MAX_BOT_TARGET",
+    "tables_per_hour": "ALLFOURS_TABLES_PER_HOUR",
+    "archive_dir": "ALLFOURS_ARCHIVE_DIR",
+    "finished_ttl_s": "ALLFOURS_FINISHED_TTL_S",
 }
 
 

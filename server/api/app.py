@@ -21,6 +21,7 @@ from server.api.auth import SeatAuth
 from server.api.context import AppContext
 from server.api.cors import cors_config
 from server.api.docs import StrictStructSchemaPlugin
+from server.api.docs_ui import spec_at_root
 from server.api.edge import wrap_edges
 from server.api.games import GamesController
 from server.api.health import HealthController
@@ -28,6 +29,9 @@ from server.api.metrics import Metrics
 from server.api.problems import EXCEPTION_HANDLERS
 from server.api.ratelimit import RateLimiter
 from server.api.spec_config import openapi_config
+from server.api.request_guard import check_bot_target, check_content_type, is_creation
+from server.api.spec_config import openapi_config
+from server.api.stream_cap import limit_streams
 from server.api.streams import StreamController
 from server.api.verification import VerificationController
 from server.api.web import web_router
@@ -126,7 +130,12 @@ def create_app(settings: Settings | None = None) -> Litestar:
             store=store,
             service=service,
             auth=SeatAuth(store),
-            limiter=RateLimiter(store.redis, settings.rate_limit, settings.rate_window_s),
+            limiter=RateLimiter(
+                store.redis,
+                settings.rate_limit,
+                settings.rate_window_s,
+                tables_per_hour=settings.tables_per_hour,
+            ),
             metrics=Metrics.shared(),
         )
         # Everything built so far lives as long as the process: keep it out of the
@@ -146,8 +155,13 @@ def create_app(settings: Settings | None = None) -> Litestar:
             await store.aclose()
 
     async def before_request(request: Request[Any, Any, Any]) -> None:
-        await _context(request.app.state).limiter.check(request)
+        ctx = _context(request.app.state)
+        check_content_type(request)
+        await ctx.limiter.check(request)
         await check_body_strictly(request)
+        if is_creation(request):
+            await check_bot_target(request, settings.max_bot_target)
+            await ctx.limiter.count_creation(request)
 
     app = Litestar(
         route_handlers=[
@@ -156,6 +170,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             HealthController,
             VerificationController,
             MetricsController,
+            spec_at_root,
             web_router,
         ],
         lifespan=[lifespan],
@@ -172,4 +187,6 @@ def create_app(settings: Settings | None = None) -> Litestar:
         logging_config=None,  # logs are configured by `configure_logging` (JSON lines)
         debug=False,
     )
+    return wrap_edges(app, settings.access_log)
+    app.asgi_handler = limit_streams(app.asgi_handler, settings.max_streams_per_address)
     return wrap_edges(app, settings.access_log)

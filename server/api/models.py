@@ -13,7 +13,21 @@ CardCode = Literal[CODES]  # type: ignore[valid-type]
 
 BotKind = Literal["random", "heuristic"]
 SeatNo = Annotated[int, msgspec.Meta(ge=0, le=3, description="Seat 0..3, counterclockwise")]
-Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=r"^[^\x00-\x1f]+$")]
+_INVISIBLE = (
+    r"\x00-\x1f\x7f-\x9f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f"
+    r"\u200b-\u200f\u2028-\u202e\u2060-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb"
+)
+"""Characters that draw nothing or reorder what follows: controls, soft hyphen, zero-width
+characters and joiners, bidi controls, fillers, variation selectors, byte-order mark."""
+Name = Annotated[
+    str,
+    msgspec.Meta(
+        min_length=1,
+        max_length=40,
+        # None of them, and at least one character that is not a space: a name must show.
+        pattern=f"^[^{_INVISIBLE}]*[^{_INVISIBLE} ][^{_INVISIBLE}]*$",
+    ),
+]
 
 
 class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -39,7 +53,9 @@ class GameRef(msgspec.Struct, frozen=True):
 
 class TakeSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     name: Name
-    """The name shown for the seat: 1 to 40 characters, no control characters."""
+    """The name shown for the seat: 1 to 40 characters, none of them invisible (controls,
+    zero-width or bidi characters), not blank, and not another seat's name
+    (409 ``name_taken``)."""
 
 
 class SeatGranted(msgspec.Struct, frozen=True):

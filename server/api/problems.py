@@ -25,6 +25,7 @@ from litestar.status_codes import (
     HTTP_405_METHOD_NOT_ALLOWED,
     HTTP_409_CONFLICT,
     HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+    HTTP_415_UNSUPPORTED_MEDIA_TYPE,
     HTTP_422_UNPROCESSABLE_ENTITY,
     HTTP_429_TOO_MANY_REQUESTS,
     HTTP_500_INTERNAL_SERVER_ERROR,
@@ -32,6 +33,7 @@ from litestar.status_codes import (
 )
 
 from domain import VIOLATION_CODES, RuleViolation
+from server.api.request_guard import TargetTooHigh
 from server.errors import (
     Forbidden,
     GameNotFinished,
@@ -42,6 +44,7 @@ from server.errors import (
     Unauthorized,
     VersionConflict,
 )
+from server.names import NameTaken
 from server.store import StoreError, StoreUnavailable
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
@@ -63,6 +66,12 @@ REQUEST_CODES = (
     "method_not_allowed",
     "payload_too_large",
     "internal",
+    "unsupported_media_type",
+    "too_many_connections",
+    "too_many_streams",
+    "quota_exceeded",
+    "target_too_high",
+    "name_taken",
 )
 """Codes of problems that are not the rules': requests, auth, limits and outages."""
 
@@ -85,6 +94,12 @@ STATUS_OF: dict[str, int] = {
     "method_not_allowed": HTTP_405_METHOD_NOT_ALLOWED,
     "payload_too_large": HTTP_413_REQUEST_ENTITY_TOO_LARGE,
     "internal": HTTP_500_INTERNAL_SERVER_ERROR,
+    "unsupported_media_type": HTTP_415_UNSUPPORTED_MEDIA_TYPE,
+    "too_many_connections": HTTP_429_TOO_MANY_REQUESTS,
+    "too_many_streams": HTTP_429_TOO_MANY_REQUESTS,
+    "quota_exceeded": HTTP_429_TOO_MANY_REQUESTS,
+    "target_too_high": HTTP_422_UNPROCESSABLE_ENTITY,
+    "name_taken": HTTP_409_CONFLICT,
 }
 """The status each problem code comes with (what ``_to_problem`` does; a test holds them to
 it), so each operation's spec can list its codes under the right status."""
@@ -115,9 +130,15 @@ class Problem(msgspec.Struct, frozen=True, omit_defaults=True):
 
 
 class RateLimited(Exception):
-    def __init__(self, retry_after: int) -> None:
-        super().__init__("rate limit exceeded")
+    """A limit on the client was reached (``code`` says which): retry after ``retry_after`` s."""
+
+    def __init__(
+        self, retry_after: int, code: str = "rate_limited", detail: str = "slow down"
+    ) -> None:
+        super().__init__(detail)
         self.retry_after = retry_after
+        self.code = code
+        self.detail = detail
 
 
 # Rule violations that are about the request itself rather than the game's moment.
@@ -131,6 +152,7 @@ _TITLES = {
     HTTP_405_METHOD_NOT_ALLOWED: "Method not allowed",
     HTTP_409_CONFLICT: "Conflict",
     HTTP_413_REQUEST_ENTITY_TOO_LARGE: "Request body too large",
+    HTTP_415_UNSUPPORTED_MEDIA_TYPE: "Unsupported media type",
     HTTP_422_UNPROCESSABLE_ENTITY: "Unprocessable request",
     HTTP_429_TOO_MANY_REQUESTS: "Too many requests",
     HTTP_500_INTERNAL_SERVER_ERROR: "Internal error",
@@ -185,13 +207,13 @@ def _to_problem(request: Request[Any, Any, Any], exc: Exception) -> Response[Pro
             GameNotFinished: HTTP_409_CONFLICT,
             # 409: the request conflicts with what the key already stands for.
             IdempotencyKeyReused: HTTP_409_CONFLICT,
+            NameTaken: HTTP_409_CONFLICT,
+            TargetTooHigh: HTTP_422_UNPROCESSABLE_ENTITY,
         }.get(type(exc), HTTP_400_BAD_REQUEST)
         retry = 1 if status == HTTP_503_SERVICE_UNAVAILABLE else None
         return problem_response(request, status, exc.code, exc.message, retry_after=retry)
     if isinstance(exc, RateLimited):
-        return problem_response(
-            request, 429, "rate_limited", "slow down", retry_after=exc.retry_after
-        )
+        return problem_response(request, 429, exc.code, exc.detail, retry_after=exc.retry_after)
     if isinstance(exc, StoreUnavailable):
         detail = "the event store is unavailable; retry shortly"
         return problem_response(request, 503, "unavailable", detail, retry_after=1)
@@ -211,9 +233,12 @@ def _to_problem(request: Request[Any, Any, Any], exc: Exception) -> Response[Pro
         # Keep the ``Allow`` header the router computed (RFC 9110 requires it with a 405).
         return problem_response(request, 405, "method_not_allowed", exc.detail, headers=exc.headers)
     if isinstance(exc, HTTPException):
-        code = {413: "payload_too_large", 401: "unauthorized", 403: "forbidden"}.get(
-            exc.status_code, "invalid_request" if exc.status_code < 500 else "internal"
-        )
+        code = {
+            413: "payload_too_large",
+            415: "unsupported_media_type",
+            401: "unauthorized",
+            403: "forbidden",
+        }.get(exc.status_code, "invalid_request" if exc.status_code < 500 else "internal")
         return problem_response(request, exc.status_code, code, exc.detail, headers=exc.headers)
     _log.exception("unhandled error on %s", request.url.path, exc_info=exc)
     return problem_response(request, 500, "internal", "an unexpected error occurred")

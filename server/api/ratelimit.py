@@ -1,9 +1,16 @@
 """A request rate limit shared by every instance: a fixed window counted in Redis.
 
-Clients are told apart by seat token when they send one (a table of four players behind one
-NAT address is four clients), by address otherwise. Only writes are limited: reads and
-polling are cheap (ETag/304) and streams are long-lived. Each window is one key with its own
-hash tag, so on a Redis Cluster the counting script runs on the node of that key.
+Clients are told apart by a *verified* seat token when they send one (a table of four players
+behind one NAT address is four clients), by address otherwise. A token counts as an identity
+only if it is the one stored for its seat right now: a made-up token (``x.0.<random>``) would
+otherwise buy a fresh allowance per request. The check and the count are one Lua script on the
+token's game's own hash-tag slot (the seat hashes and the counter share the tag), so it costs
+one round trip, and a token that proves nothing is counted by address instead.
+
+The address is the one uvicorn reports: the peer, or, only for connections from the
+configured trusted proxies (``ALLFOURS_TRUSTED_PROXIES``), the rightmost untrusted hop of
+``X-Forwarded-For`` (see :mod:`server.api.guard`). Only writes are limited: reads and polling
+are cheap (ETag/304) and streams are long-lived and capped per address on their own.
 """
 
 from __future__ import annotations
@@ -17,8 +24,9 @@ from server.api.auth import token_of
 from server.api.problems import RateLimited
 from server.errors import Unauthorized
 from server.store import REDIS_ERRORS, RedisClient
+from server.store.keys import seats_key
 from server.store.redis_store import store_error
-from server.tokens import token_hash
+from server.tokens import claim_of, token_hash
 
 _COUNT = """
 local n = redis.call('INCR', KEYS[1])
@@ -26,29 +34,81 @@ if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return n
 """
 
+_COUNT_IF_SEATED = """
+-- KEYS[1] the token's game's seat-token hash, KEYS[2] the counter (same hash tag)
+-- ARGV[1] seat, ARGV[2] the token's hash, ARGV[3] the counter's lifetime (s)
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return -1 end
+local n = redis.call('INCR', KEYS[2])
+if n == 1 then redis.call('EXPIRE', KEYS[2], ARGV[3]) end
+return n
+"""
+
 
 class RateLimiter:
-    def __init__(self, redis: RedisClient, limit: int, window_s: int) -> None:
+    """At most ``limit`` writes per client per window of ``window_s`` seconds (0: no limit)."""
+
+    def __init__(
+        self, redis: RedisClient, limit: int, window_s: int, *, tables_per_hour: int = 0
+    ) -> None:
         self._limit = limit
         self._window = window_s
+        self._tables_per_hour = tables_per_hour
         self._count = redis.register_script(_COUNT)
+        self._count_if_seated = redis.register_script(_COUNT_IF_SEATED)
 
     async def check(self, request: Request[Any, Any, Any]) -> None:
+        """Count this request against its client; :class:`RateLimited` when over the limit."""
         if self._limit <= 0 or request.method in ("GET", "HEAD", "OPTIONS"):
             return
+        window = int(time.time()) // self._window
+        try:
+            count = await self._count_by_token(request, window)
+            if count < 0:
+                key = f"allfours:{{rl:{self._address(request)}}}:{window}"
+                count = int(await self._count(keys=[key], args=[self._window + 1]))
+        except REDIS_ERRORS as exc:
+            raise store_error(exc) from exc
+        if count > self._limit:
+            retry = self._window - int(time.time()) % self._window
+            raise RateLimited(max(retry, 1))
+
+    async def count_creation(self, request: Request[Any, Any, Any]) -> None:
+        """Count a table creation against its address's hourly quota (none when the quota
+        or the rate limit is 0: the rate limit's 0 turns every per-client write limit off);
+        :class:`RateLimited` with code ``quota_exceeded`` when it is used up."""
+        if self._tables_per_hour <= 0 or self._limit <= 0:
+            return
+        now = int(time.time())
+        key = f"allfours:{{tq:{self._address(request)}}}:{now // 3600}"
+        try:
+            count = int(await self._count(keys=[key], args=[3601]))
+        except REDIS_ERRORS as exc:
+            raise store_error(exc) from exc
+        if count > self._tables_per_hour:
+            raise RateLimited(
+                max(3600 - now % 3600, 1),
+                code="quota_exceeded",
+                detail=f"at most {self._tables_per_hour} new tables an hour from one address",
+            )
+
+    @staticmethod
+    def _address(request: Request[Any, Any, Any]) -> str:
+        return request.client.host if request.client else "?"
+
+    async def _count_by_token(self, request: Request[Any, Any, Any], window: int) -> int:
+        """The count of the request's seat token if it holds its seat now; -1 otherwise (no
+        token, a malformed one, or one that is not the seat's: counted by address)."""
         try:
             token = token_of(request)
         except Unauthorized:
-            token = None  # a malformed header is refused later; count it by address
-        client = (
-            token_hash(token)[:24] if token else (request.client.host if request.client else "?")
+            return -1  # a malformed header is refused later
+        claim = claim_of(token) if token else None
+        if token is None or claim is None:
+            return -1
+        digest = token_hash(token)
+        counter = f"allfours:{{{claim.game_id}}}:rl:{digest[:24]}:{window}"
+        count = await self._count_if_seated(
+            keys=[seats_key(claim.game_id), counter],
+            args=[claim.seat, digest, self._window + 1],
         )
-        window = int(time.time()) // self._window
-        key = f"allfours:{{rl:{client}}}:{window}"
-        try:
-            count = await self._count(keys=[key], args=[self._window + 1])
-        except REDIS_ERRORS as exc:
-            raise store_error(exc) from exc
-        if int(count) > self._limit:
-            retry = self._window - int(time.time()) % self._window
-            raise RateLimited(max(retry, 1))
+        return int(count)

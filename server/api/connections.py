@@ -1,0 +1,216 @@
+"""Connection-level guards: caps on open connections, and a deadline for reading a request.
+
+uvicorn keeps a connection that never sends a request open for ever, and reads headers and
+bodies as slowly as the client sends them: a few hundred idle or trickling sockets from one
+client would use up the open-file limit, and then nobody (``/livez`` included) gets in. The
+HTTP protocol here (uvicorn's httptools protocol, subclassed) adds, per worker process:
+
+- a read deadline: a request's headers and body must arrive within ``read_timeout_s`` of its
+  first byte (or of the connection's opening), else the connection is closed;
+- a cap per peer address (trusted proxies exempt) and a cap in all: a connection beyond
+  either closes the *idlest idle* connection that is over it (one with no request in
+  progress: waiting for its first request or between keep-alive requests) to make room, so
+  idle sockets can never lock anyone out; only when every one is busy is the newcomer refused
+  (429 ``too_many_connections`` for an address, 503 ``busy`` in all, with ``Retry-After``).
+
+:func:`uvicorn_options` gives uvicorn this protocol and the other settings of the edge: the
+keep-alive timeout, and ``X-Forwarded-For`` believed from the trusted proxies only (the client
+is the rightmost address not among them; uvicorn's ``*`` would take the leftmost, which the
+client writes itself).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import json
+import resource
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from server.settings import Settings
+
+_RESERVED_FILES = 128
+"""Open files kept out of the connection cap: Redis connections, logs, the listening socket."""
+
+
+def trusted_networks(spec: str) -> list[str]:
+    """The trusted proxies of ``ALLFOURS_TRUSTED_PROXIES`` as a list, each checked."""
+    networks = [item.strip() for item in spec.split(",") if item.strip()]
+    for item in networks:
+        ipaddress.ip_network(item, strict=False)  # ValueError names the bad one
+    return networks
+
+
+def _is_trusted(host: str, networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network]) -> bool:
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return any(address in network for network in networks)
+
+
+@dataclass
+class _Registry:
+    """This process's open connections: by peer address and in all, each with its state."""
+
+    per_address: int
+    total: int
+    trusted: list[ipaddress.IPv4Network | ipaddress.IPv6Network]
+    by_address: dict[str, set[GuardedProtocol]] = field(default_factory=lambda: defaultdict(set))
+    everyone: set[GuardedProtocol] = field(default_factory=set)
+
+    def admit(self, conn: GuardedProtocol) -> tuple[int, str] | None:
+        """Register ``conn``, making room by closing idle ones; the (status, code) to refuse
+        it with when there is no room."""
+        if not conn.exempt:
+            mine = self.by_address[conn.address]
+            if len(mine) >= self.per_address and not self._evict(mine):
+                return 429, "too_many_connections"
+        if len(self.everyone) >= self.total and not self._evict(self.everyone):
+            return 503, "busy"
+        self.everyone.add(conn)
+        if not conn.exempt:
+            self.by_address[conn.address].add(conn)
+        return None
+
+    def forget(self, conn: GuardedProtocol) -> None:
+        self.everyone.discard(conn)
+        mine = self.by_address.get(conn.address)
+        if mine is not None:
+            mine.discard(conn)
+            if not mine:
+                del self.by_address[conn.address]
+
+    def _evict(self, among: set[GuardedProtocol]) -> bool:
+        idle = [conn for conn in among if conn.idle_since is not None]
+        if not idle:
+            return False
+        victim = min(idle, key=lambda conn: conn.idle_since or 0.0)
+        self.forget(victim)
+        victim.transport.close()
+        return True
+
+
+class GuardedProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol with the caps and the read deadline (see the module)."""
+
+    registry: _Registry
+    read_timeout_s: float
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.address = "?"
+        self.exempt = False
+        self.idle_since: float | None = time.monotonic()
+        """When it became idle (no request in progress); None while a request is."""
+        self._deadline: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self.address = self.client[0] if self.client else "?"
+        self.exempt = _is_trusted(self.address, self.registry.trusted)
+        refusal = self.registry.admit(self)
+        if refusal is not None:
+            self._refuse(*refusal)
+            return
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.registry.forget(self)
+        self._disarm()
+        super().connection_lost(exc)
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self.idle_since = None
+        if self._deadline is None:
+            self._arm()
+
+    def on_message_complete(self) -> None:
+        super().on_message_complete()
+        self._disarm()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self.idle_since = time.monotonic()
+
+    def _arm(self) -> None:
+        self._deadline = self.loop.call_later(self.read_timeout_s, self._too_slow)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _too_slow(self) -> None:
+        """The request did not arrive in time: close (a response may be on its way already
+        for a body the app stopped waiting for; the client is too slow to deserve it)."""
+        self._deadline = None
+        if not self.transport.is_closing():
+            self.transport.close()
+
+    def _refuse(self, status: int, code: str) -> None:
+        reason = {429: "Too Many Requests", 503: "Service Unavailable"}[status]
+        body = json.dumps(
+            {
+                "type": f"urn:allfours:problem:{code}",
+                "title": reason,
+                "status": status,
+                "code": code,
+                "detail": "too many open connections; close idle ones and retry",
+                "retry_after": 1,
+            }
+        ).encode()
+        head = (
+            f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/problem+json\r\n"
+            f"retry-after: 1\r\nconnection: close\r\ncontent-length: {len(body)}\r\n\r\n"
+        )
+        self.transport.write(head.encode() + body)
+        self.transport.close()
+
+
+def _open_file_limit() -> int:
+    """Raise this process's soft open-file limit to its hard one; the limit now in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        wanted = 1_048_576 if hard == resource.RLIM_INFINITY else hard
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+        except (ValueError, OSError):
+            pass
+    return soft
+
+
+def guarded_protocol(settings: Settings) -> type[GuardedProtocol]:
+    """A protocol class bound to this process's registry and ``settings``' limits."""
+    total = max(min(settings.max_connections, _open_file_limit() - _RESERVED_FILES), 1)
+    registry = _Registry(
+        per_address=max(settings.max_connections_per_address, 1),
+        total=total,
+        trusted=[
+            ipaddress.ip_network(n, strict=False)
+            for n in trusted_networks(settings.trusted_proxies)
+        ],
+    )
+    return type(
+        "BoundGuardedProtocol",
+        (GuardedProtocol,),
+        {"registry": registry, "read_timeout_s": settings.read_timeout_s},
+    )
+
+
+def uvicorn_options(settings: Settings) -> dict[str, Any]:
+    """uvicorn's settings for the edge: the guarded protocol, timeouts, trusted proxies."""
+    trusted = trusted_networks(settings.trusted_proxies)
+    return {
+        "http": guarded_protocol(settings),
+        "timeout_keep_alive": settings.keep_alive_s,
+        "proxy_headers": bool(trusted),
+        "forwarded_allow_ips": trusted or "",
+    }

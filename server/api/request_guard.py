@@ -1,0 +1,63 @@
+"""Checks of a request before its handler runs: what its body is, and what a new table may be.
+
+- A body must say it is JSON (``Content-Type: application/json``), else 415: a cross-site
+  HTML form can send ``text/plain`` without a CORS preflight, and the body would otherwise be
+  read as JSON all the same.
+- A game of four bots is played out, whole, by the request that creates it: its ``target``
+  is capped (``ALLFOURS_MAX_BOT_TARGET``) so that one request cannot write an unbounded log.
+- Table creations count against the client address's hourly quota (after the checks above,
+  so a refused request costs nothing).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from litestar import Request
+from litestar.exceptions import HTTPException
+
+from server.api.models import CreateGame
+from server.errors import ServiceError
+
+JSON_MEDIA_TYPE = "application/json"
+
+
+class TargetTooHigh(ServiceError):
+    """A game of four bots asked for a ``target`` above the configured cap."""
+
+    code = "target_too_high"
+
+
+def check_content_type(request: Request[Any, Any, Any]) -> None:
+    """415 for a request with a body that is not declared ``application/json``."""
+    headers = request.headers
+    length = headers.get("content-length")
+    has_body = (length is not None and length.strip() != "0") or "transfer-encoding" in headers
+    if not has_body:
+        return
+    media_type = headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if media_type != JSON_MEDIA_TYPE:
+        raise HTTPException(
+            status_code=415,
+            detail=f"send the body as {JSON_MEDIA_TYPE} (Content-Type: {JSON_MEDIA_TYPE})",
+        )
+
+
+def is_creation(request: Request[Any, Any, Any]) -> bool:
+    """Whether the request creates a table (``createGame``)."""
+    return getattr(request.route_handler, "operation_id", None) == "createGame"
+
+
+async def check_bot_target(request: Request[Any, Any, Any], max_bot_target: int) -> None:
+    """422 ``target_too_high`` for a game of four bots above ``max_bot_target`` (a body that
+    does not parse is left to the body's own validation)."""
+    try:
+        wanted = msgspec.json.decode(await request.body() or b"{}", type=CreateGame)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return
+    if all(kind is not None for kind in wanted.bots) and wanted.rules.target > max_bot_target:
+        raise TargetTooHigh(
+            f"a game of four bots may have a target of at most {max_bot_target}, "
+            f"not {wanted.rules.target}"
+        )
