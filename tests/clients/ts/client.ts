@@ -1,0 +1,140 @@
+// A small client of the allfours API, written against the TypeScript types that
+// openapi-typescript generates from openapi/openapi.json (./schema.d.ts, generated at test time
+// next to this file) and called through openapi-fetch. The test type-checks it (tsc --noEmit):
+// every path, parameter, body and answer below must be what the spec says.
+
+import createClient from "openapi-fetch";
+import type { components, paths } from "./schema";
+
+type Schemas = components["schemas"];
+type Command = paths["/v1/games/{game_id}/seats/{seat}/commands"]["post"]["requestBody"]["content"]["application/json"];
+type EventType = Schemas["EventEnvelope"]["event"]["type"];
+type Client = ReturnType<typeof connect>;
+// The answers as openapi-fetch types them (it reads the schemas' tuples as arrays).
+type View = Awaited<ReturnType<Client["view"]>>;
+type Replay = Awaited<ReturnType<Client["replay"]>>;
+
+export interface Table {
+  gameId: string;
+  seat: number;
+  token: string;
+}
+
+export function connect(baseUrl: string) {
+  const api = createClient<paths>({ baseUrl });
+  const auth = (table: Table) => ({ Authorization: `Bearer ${table.token}` });
+
+  /** Create a table with three bots and take the free seat. */
+  async function sitDown(name: string): Promise<Table> {
+    const created = await api.POST("/v1/games", {
+      body: { bots: [null, "heuristic", "heuristic", "heuristic"], rules: { turn_seconds: null } },
+    });
+    if (!created.data) throw new Error(`create: ${created.error?.code}`);
+    const gameId = created.data.game_id;
+    const seated = await api.POST("/v1/games/{game_id}/seats/{seat}", {
+      params: { path: { game_id: gameId, seat: 0 } },
+      body: { name },
+    });
+    if (!seated.data) throw new Error(`take seat: ${seated.error?.code} ${seated.error?.detail ?? ""}`);
+    return { gameId, seat: seated.data.seat, token: seated.data.token };
+  }
+
+  /** The seat's view (its hand, legal actions, deadline). */
+  async function view(table: Table) {
+    const answer = await api.GET("/v1/games/{game_id}", {
+      params: { path: { game_id: table.gameId } },
+      headers: auth(table),
+    });
+    if (!answer.data) throw new Error(`view: ${answer.error?.code}`);
+    return answer.data;
+  }
+
+  /** Send one of the view's legal actions; the answer holds the next view. */
+  async function act(table: Table, current: View): Promise<View> {
+    const action = current.legal_actions[0];
+    if (action === undefined) throw new Error("nothing to do");
+    // A legal action goes back as the command as it is; only a play's card needs its type
+    // narrowed (the view types it as a string, the command as one of the 52 card codes).
+    const body: Command = action.type === "play" ? { ...action, card: action.card as Schemas["PlayCommand"]["card"] } : action;
+    const answer = await api.POST("/v1/games/{game_id}/seats/{seat}/commands", {
+      params: {
+        path: { game_id: table.gameId, seat: table.seat },
+        header: { "Idempotency-Key": `${table.gameId}-${current.version}` },
+      },
+      headers: auth(table),
+      body,
+    });
+    if (!answer.data) throw new Error(`command: ${answer.error?.code} ${answer.error?.detail ?? ""}`);
+    const stored: EventType[] = answer.data.events.map((envelope) => envelope.event.type);
+    console.log(`version ${answer.data.version}: ${stored.join(", ")}`);
+    return answer.data.view;
+  }
+
+  /** The events after a version, as the seat may see them. */
+  async function events(table: Table, after: number) {
+    const page = await api.GET("/v1/games/{game_id}/events", {
+      params: { path: { game_id: table.gameId }, query: { after, limit: 200 } },
+      headers: auth(table),
+    });
+    if (!page.data) throw new Error(`events: ${page.error?.code}`);
+    return page.data.events.map((envelope) => envelope.event);
+  }
+
+  /** Follow the game live; calls `onVersion` with each event's version, resolves at the end. */
+  function follow(table: Table, onVersion: (version: number) => void): Promise<void> {
+    const path: keyof paths = "/v1/games/{game_id}/stream";
+    const url = `${baseUrl}${path.replace("{game_id}", table.gameId)}?token=${encodeURIComponent(table.token)}`;
+    const source = new EventSource(url);
+    return new Promise((resolve) => {
+      source.onmessage = (message) => onVersion(Number(message.lastEventId));
+      const types: EventType[] = ["Dealt", "CardPlayed", "TrickWon", "HandScored", "GameEnded"];
+      for (const type of types) {
+        source.addEventListener(type, (message) => onVersion(Number(message.lastEventId)));
+      }
+      source.addEventListener("SeedRevealed", (message) => {
+        const event: Schemas["SeedRevealed"] = JSON.parse(message.data);
+        console.log(`seed ${event.seed}`);
+        source.close();
+        resolve();
+      });
+    });
+  }
+
+  /** The finished game's full log and seed. */
+  async function replay(gameId: string) {
+    const answer = await api.GET("/v1/games/{game_id}/replay", { params: { path: { game_id: gameId } } });
+    if (!answer.data) throw new Error(`replay: ${answer.error?.code}`);
+    return answer.data;
+  }
+
+  return { sitDown, view, act, events, follow, replay };
+}
+
+/** Play one game to the end: act while the view says so, otherwise wait for the stream. */
+export async function playOneGame(baseUrl: string): Promise<Replay> {
+  const client = connect(baseUrl);
+  const table = await client.sitDown("typescript");
+  let latest = 0;
+  let wake: () => void = () => {};
+  const ended = client.follow(table, (version) => {
+    latest = Math.max(latest, version);
+    wake();
+  });
+  let current = await client.view(table);
+  while (current.phase !== "ended") {
+    if (current.to_act === table.seat) {
+      current = await client.act(table, current);
+    } else {
+      const known = current.version;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        if (latest > known) resolve();
+      });
+      current = await client.view(table);
+    }
+  }
+  await ended;
+  const missed = await client.events(table, 0);
+  console.log(`${missed.length} events, winner team ${current.winner ?? "none"}`);
+  return client.replay(table.gameId);
+}
