@@ -28,7 +28,6 @@ from server.api.health import HealthController
 from server.api.metrics import Metrics
 from server.api.problems import EXCEPTION_HANDLERS
 from server.api.ratelimit import RateLimiter
-from server.api.spec_config import openapi_config
 from server.api.request_guard import check_bot_target, check_content_type, is_creation
 from server.api.spec_config import openapi_config
 from server.api.stream_cap import limit_streams
@@ -187,6 +186,5 @@ def create_app(settings: Settings | None = None) -> Litestar:
         logging_config=None,  # logs are configured by `configure_logging` (JSON lines)
         debug=False,
     )
-    return wrap_edges(app, settings.access_log)
     app.asgi_handler = limit_streams(app.asgi_handler, settings.max_streams_per_address)
     return wrap_edges(app, settings.access_log)

@@ -1,4 +1,5 @@
-"""The API's documentation page, ``/docs``: Swagger UI served from this package.
+"""The API's documentation page, ``/docs``: Swagger UI served from this package; and the spec at
+``/openapi.json`` too, where tools look for it first.
 
 Litestar's own pages load their scripts, styles, fonts and icon from CDNs, so ``/docs`` was blank
 wherever the server cannot reach the internet (and told third parties who read the docs). Here the
@@ -12,7 +13,8 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from litestar import Request, Router
+from litestar import Request, Response, Router, get
+from litestar.enums import OpenAPIMediaType
 from litestar.openapi.plugins import OpenAPIRenderPlugin
 from litestar.static_files import create_static_files_router
 
@@ -59,3 +61,11 @@ class OfflineSwaggerUI(OpenAPIRenderPlugin):
                 path="/assets", directories=[ASSETS], name=_ASSETS_ROUTE, include_in_schema=False
             )
         )
+
+
+@get("/openapi.json", include_in_schema=False, sync_to_thread=False)
+def spec_at_root(request: Request[Any, Any, Any]) -> Response[dict[str, Any]]:
+    """The document of ``/docs/openapi.json``, at the path API tools try by default."""
+    return Response(
+        request.app.openapi_schema.to_schema(), media_type=OpenAPIMediaType.OPENAPI_JSON
+    )

@@ -22,8 +22,8 @@ DESCRIPTION = f"""All Fours (Trinidad) game server: create tables, take seats, p
 and follow games live over Server-Sent Events. Errors are RFC 9457 problem details with a \
 stable ``code``.
 {CONTRACT}
-**This document** is served at ``{SPEC_PATH}``; ``{DOCS_PATH}`` shows it (Swagger UI, served \
-by this server: no other host is needed).
+**This document** is served at ``{SPEC_PATH}`` (and ``/openapi.json``); ``{DOCS_PATH}`` shows \
+it (Swagger UI, served by this server: no other host is needed).
 
 **Headers.** Every answer, errors and unknown paths included, carries ``X-Request-ID``: the \
 caller's own (at most 128 characters) or one made up. Quote it in a bug report: the server's \

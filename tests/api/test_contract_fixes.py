@@ -29,7 +29,7 @@ ORIGIN = "http://127.0.0.1:1"  # a page's origin: never contacted, only named
 SAFELISTED = {"cache-control", "content-language", "content-length", "content-type"}
 SAFELISTED |= {"expires", "last-modified", "pragma"}
 """Response headers every page may read, exposed or not (the Fetch standard's safelist)."""
-OPERATIONS_PATHS = ["/livez", "/readyz", "/metrics", "/docs", "/docs/openapi.json"]
+OPERATIONS_PATHS = ["/livez", "/readyz", "/metrics", "/docs", "/docs/openapi.json", "/openapi.json"]
 """``GET`` paths outside the spec's operations that a client or an operator may call."""
 
 

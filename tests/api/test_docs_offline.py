@@ -12,6 +12,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
+import pytest
 from chromium import browser_page
 from support import ROOT, ServerProcess
 
@@ -44,11 +45,15 @@ async def references(client: httpx.AsyncClient) -> _References:
     return parser
 
 
-async def test_the_spec_is_served_at_its_documented_path(client: httpx.AsyncClient) -> None:
-    served = await client.get(SPEC_PATH)
+@pytest.mark.parametrize("path", [SPEC_PATH, "/openapi.json"])
+async def test_the_spec_is_served_at_its_documented_paths(
+    client: httpx.AsyncClient, path: str
+) -> None:
+    served = await client.get(path)
     assert served.status_code == 200, served.text
+    assert served.headers["content-type"].startswith("application/vnd.oai.openapi+json")
     assert served.json() == COMMITTED
-    assert SPEC_PATH in COMMITTED["info"]["description"]
+    assert path in COMMITTED["info"]["description"]
 
 
 async def test_docs_link_the_spec_and_name_no_other_host(client: httpx.AsyncClient) -> None:
