@@ -51,7 +51,25 @@ export function renderPicker(model, handlers) {
       ),
     ),
     h("p", { class: "error", role: "alert" }, model.error || ""),
-    h("p", { class: "muted" }, "Finished games are listed in the ", h("a", { href: "/", "data-link": true }, "lobby"), "."),
+    model.finished?.length
+      ? h(
+          "section",
+          { class: "panel", "aria-labelledby": "recent-title" },
+          h("h2", { id: "recent-title" }, "Recently finished"),
+          h(
+            "ul",
+            { class: "game-list" },
+            model.finished.map((game) =>
+              h(
+                "li",
+                { class: "game-row" },
+                h("a", { href: `/replay/${encodeURIComponent(game.game_id)}`, "data-link": true }, h("code", {}, game.game_id)),
+                h("span", {}, `${game.scores[0]}–${game.scores[1]}`, game.winner !== null ? `, ${TEAM_NAMES[game.winner]} won` : ""),
+              ),
+            ),
+          ),
+        )
+      : null,
   );
 }
 

@@ -9,7 +9,7 @@ import { renderPicker, renderReplay } from "./replay.js";
 import { handStops } from "./replaystate.js";
 
 export function mountReplay(root, gameId, { navigate }) {
-  let model = { gameId, fileName: null, events: null, stops: [], position: 0, verification: null, error: null };
+  let model = { gameId, fileName: null, events: null, stops: [], position: 0, verification: null, error: null, finished: null };
   let unmounted = false;
 
   const handlers = {
@@ -64,7 +64,16 @@ export function mountReplay(root, gameId, { navigate }) {
 
   document.addEventListener("keydown", onKey);
   draw();
-  if (gameId) {
+  if (!gameId) {
+    api.listGames("finished", 12).then(
+      (page) => {
+        if (unmounted) return;
+        model = { ...model, finished: page.games };
+        draw();
+      },
+      () => {}, // the picker works without the list
+    );
+  } else {
     api.getReplay(gameId).then(
       (replay) => !unmounted && load(replay, gameId, null),
       (error) => {

@@ -67,12 +67,14 @@ export function renderTable(state, handlers) {
         "div",
         { class: "table-main" },
         felt(state, view, handlers),
-        h(
-          "div",
-          { class: "dock" },
-          controls(state, view, actions, handlers),
-          me === null ? spectatorNote(view) : hand(view, actions, state, handlers),
-        ),
+        view.phase === "ended"
+          ? null // the result and what comes next take the dock's place
+          : h(
+              "div",
+              { class: "dock" },
+              controls(state, view, actions, handlers),
+              me === null ? spectatorNote(view) : hand(view, actions, state, handlers),
+            ),
         lifecycle(state, view, handlers),
       ),
       side(state, view),
@@ -98,7 +100,7 @@ function teamMembers(view, team) {
   return view.seats
     .filter((seat) => seat.team === team)
     .sort((a, b) => (b.seat === view.viewer) - (a.seat === view.viewer)) // "You & Ann"
-    .map((seat) => seatLabel(namesOf(view), seat.seat, view.viewer))
+    .map((seat) => (seat.name === null && seat.bot === null ? "open seat" : seatLabel(namesOf(view), seat.seat, view.viewer)))
     .join(" & ");
 }
 
@@ -184,7 +186,9 @@ function seatPlate(state, view, seat, position, handlers) {
           "div",
           { class: "held" },
           h("span", { class: "backs", "aria-hidden": "true" }, Array.from({ length: Math.min(info.cards_held, 6) }, () => cardBack("mini"))),
-          h("span", { class: "count" }, `${info.cards_held} card${info.cards_held === 1 ? "" : "s"}`),
+          view.hand_number
+            ? h("span", { class: "count" }, `${info.cards_held} card${info.cards_held === 1 ? "" : "s"}`)
+            : h("span", { class: "count" }, "Seated"),
           toAct && view.deadline ? countdown(view.deadline, handlers.now()) : null,
         ),
   );
