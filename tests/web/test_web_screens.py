@@ -86,3 +86,20 @@ async def test_screens(page: Page, api: httpx.AsyncClient, screenshots: Path) ->
         "n => +document.querySelector('.replay').dataset.position === n", arg=target
     )
     await page.screenshot(path=str(screenshots / "replay.png"), full_page=True)
+
+
+async def test_the_lobby_and_the_replay_fit_360_px(page: Page, api: httpx.AsyncClient) -> None:
+    """Nothing wider than a small phone: no sideways scrolling (the table's own test is the
+    spectator's, at 360 px too)."""
+    await page.set_viewport_size({"width": 360, "height": 740})
+    created = await api.post("/v1/games", json={"bots": ["heuristic"] * 4})
+    game_id = created.json()["game_id"]
+    for path in ("/", f"/replay/{game_id}", "/replay"):
+        await page.goto(path)
+        await page.wait_for_selector("main > *")
+        if path.startswith("/replay/"):
+            await page.wait_for_selector(".verify[data-ok]")
+            for _ in range(40):
+                await page.keyboard.press("ArrowRight")
+        await page.wait_for_timeout(100)
+        assert await page.evaluate("document.documentElement.scrollWidth") <= 360, path

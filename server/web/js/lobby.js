@@ -124,7 +124,8 @@ function scoreText(game) {
 }
 
 export function renderLists(lists, held, handlers) {
-  const link = (href, text, cls = "button") => h("a", { class: cls, href, "data-link": true }, text);
+  // data-key: the focus stays on its button when the lists are redrawn.
+  const link = (href, text, cls = "button") => h("a", { class: cls, href, "data-link": true, "data-key": `${text}-${href}` }, text);
   const section = (id, title, games, empty, each) =>
     h(
       "section",
@@ -145,7 +146,7 @@ export function renderLists(lists, held, handlers) {
         held(game.game_id)
           ? link(`/table/${game.game_id}`, "Return to your seat", "button primary")
           : game.open_seats.map((seat) =>
-              h("button", { type: "button", class: "small primary", onclick: () => handlers.takeSeat(game.game_id, seat) }, `Sit at ${seat + 1}`),
+              h("button", { type: "button", class: "small primary", "data-key": `sit-${game.game_id}-${seat}`, onclick: () => handlers.takeSeat(game.game_id, seat) }, `Sit at ${seat + 1}`),
             ),
         link(`/table/${game.game_id}`, "Watch", "button small"),
       ]),

@@ -74,10 +74,12 @@ export function mountLobby(root, { navigate }) {
     try {
       const pages = await Promise.all(STATUSES.map((status) => api.listGames(status)));
       if (unmounted) return;
-      lists = { error: null };
+      const next = { error: null };
       STATUSES.forEach((status, i) => {
-        lists[status] = pages[i].games;
+        next[status] = pages[i].games;
       });
+      if (JSON.stringify(next) === JSON.stringify(lists)) return; // nothing new: no redraw
+      lists = next;
     } catch (error) {
       lists = { ...lists, error: `The lobby could not be loaded: ${error.detail}` };
     }

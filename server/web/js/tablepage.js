@@ -39,6 +39,7 @@ export function mountTable(root, gameId, { navigate, askName }) {
     for (const line of freshLines(before, state)) announce(line);
     if (before.view?.to_act !== state.view?.to_act && isMyTurn()) announce(yourTurnText());
     showConnection(state.connection);
+    document.title = isMyTurn() ? "▶ Your turn · All Fours" : "All Fours: table"; // seen from other tabs
     if (state.stale) reloadView();
     draw();
   }
