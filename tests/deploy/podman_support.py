@@ -78,6 +78,9 @@ def build_images() -> None:
         *RUN_FLAGS,
         "--format",
         "docker",  # the OCI format has no HEALTHCHECK
+        # No layer cache: podman 4.3 (buildah 1.28) reused a cached `COPY server` layer for a
+        # tree whose files differed. (Nor does it leave intermediate images behind.)
+        "--layers=false",
         *build_args,
         *mounts,
         "-f",

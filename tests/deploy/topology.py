@@ -9,6 +9,11 @@ module, each said where it happens):
 - Every container gets a fixed address on a network of the test's own: the nginx stand-in
   (Debian's 1.22) cannot re-resolve upstream names (``server ... resolve`` needs 1.27.3), so
   it resolves ``app`` once, at start, and a restarted replica must come back where it was.
+  The MAC address is derived from it, as Docker does (podman draws a new one at each start,
+  and peers then cannot reach a restarted container until their neighbour cache expires).
+- Redis's name is in every other container's /etc/hosts: podman's DNS (aardvark-dns 1.4)
+  stops answering for tens of seconds when a container of the network restarts, which is
+  what the Redis test does.
 - nginx.conf's resolver is Docker's embedded DNS (127.0.0.11); podman's is at the network's
   gateway.
 - The SSE read timeout is lowered (``SSE_READ_TIMEOUT_S``) below the time the test keeps a
@@ -112,7 +117,13 @@ class Topology:
     def start(self, service: str, name: str, host: int) -> str:
         spec = self.service(service)
         address = f"{self.subnet}.{host}"
-        options = ["--network", self.network, "--ip", address, "--network-alias", service]
+        # The MAC follows the address, as Docker derives it: a container restarted at its
+        # address is then reachable at once (peers' neighbour caches stay right).
+        mac = "02:42:" + ":".join(f"{int(byte):02x}" for byte in address.split("."))
+        options = ["--network", self.network, "--ip", address, "--mac-address", mac]
+        options += ["--network-alias", service]
+        if self.redis:
+            options += ["--add-host", f"redis:{self._addresses[self.redis]}"]
         for key, value in (spec.get("environment") or {}).items():
             options += ["-e", f"{key}={value}"]
         for mount in spec.get("volumes", []):
@@ -149,7 +160,10 @@ class Topology:
                 return done.returncode == 0
             return healthy(container)
 
-        wait_until(passes, 60, f"{container} healthy\n{self.scope.logs(container)}", 0.5)
+        try:
+            wait_until(passes, 60, f"{container} healthy", 0.5)
+        except AssertionError as late:
+            raise AssertionError(f"{late}\n{self.scope.logs(container)}") from None
 
     def lb_ready(self) -> bool:
         try:
