@@ -80,16 +80,17 @@ export function connect(baseUrl: string) {
     return page.data.events.map((envelope) => envelope.event);
   }
 
-  /** Follow the game live; calls `onVersion` with each event's version, resolves at the end. */
-  function follow(table: Table, onVersion: (version: number) => void): Promise<void> {
+  /** Follow the game live with view snapshots (`view=true`): `onView` gets the seat's view
+   *  after each batch of events; resolves once the seed is revealed (the game's last event). */
+  function follow(table: Table, onView: (view: Schemas["View"]) => void): Promise<void> {
     const path: keyof paths = "/v1/games/{game_id}/stream";
-    const url = `${baseUrl}${path.replace("{game_id}", table.gameId)}?token=${encodeURIComponent(table.token)}`;
-    const source = new EventSource(url);
+    const query = `token=${encodeURIComponent(table.token)}&view=true`;
+    const source = new EventSource(`${baseUrl}${path.replace("{game_id}", table.gameId)}?${query}`);
     return new Promise((resolve) => {
-      source.onmessage = (message) => onVersion(Number(message.lastEventId));
-      const types: EventType[] = ["Dealt", "CardPlayed", "TrickWon", "HandScored", "GameEnded"];
-      for (const type of types) {
-        source.addEventListener(type, (message) => onVersion(Number(message.lastEventId)));
+      source.addEventListener("view", (message) => onView(JSON.parse(message.data)));
+      const shown: EventType[] = ["Dealt", "TrumpSet", "HandScored", "GameEnded"];
+      for (const type of shown) {
+        source.addEventListener(type, (message) => console.log(`${message.lastEventId}: ${type}`));
       }
       source.addEventListener("SeedRevealed", (message) => {
         const event: Schemas["SeedRevealed"] = JSON.parse(message.data);
@@ -110,31 +111,33 @@ export function connect(baseUrl: string) {
   return { sitDown, view, act, events, follow, replay };
 }
 
-/** Play one game to the end: act while the view says so, otherwise wait for the stream. */
+/** Play one game to the end from one stream and one POST per decision: act while the view
+ *  says it is this seat's turn (a command's answer holds the next view), otherwise wait for
+ *  the stream's next view. */
 export async function playOneGame(baseUrl: string): Promise<Replay> {
   const client = connect(baseUrl);
   const table = await client.sitDown("typescript");
-  let latest = 0;
+  let current: View = await client.view(table);
+  let newest: View = current;
   let wake: () => void = () => {};
-  const ended = client.follow(table, (version) => {
-    latest = Math.max(latest, version);
+  const ended = client.follow(table, (view) => {
+    if (view.version > newest.version) newest = view;
     wake();
   });
-  let current = await client.view(table);
   while (current.phase !== "ended") {
     if (current.to_act === table.seat) {
       current = await client.act(table, current);
-    } else {
-      const known = current.version;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        if (latest > known) resolve();
-      });
-      current = await client.view(table);
+      continue;
     }
+    const known = current.version;
+    await new Promise<void>((resolve) => {
+      wake = resolve;
+      if (newest.version > known) resolve();
+    });
+    current = newest;
   }
   await ended;
-  const missed = await client.events(table, 0);
-  console.log(`${missed.length} events, winner team ${current.winner ?? "none"}`);
+  const all = await client.events(table, 0);
+  console.log(`${all.length} events, winner team ${current.winner ?? "none"}`);
   return client.replay(table.gameId);
 }
