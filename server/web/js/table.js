@@ -148,8 +148,26 @@ function felt(state, view, handlers) {
       "div",
       { class: "centre" },
       h("div", { class: "status", id: "status" }, statusLine(state, view)),
-      trickCross(view.trick, { bottom: me, names: namesOf(view), viewer: view.viewer }),
+      centreTrick(state, view, me),
     ),
+  );
+}
+
+/** The trick in play; before its first card, the last trick stays on the cloth (dimmed, with
+ * who won it), so the cards the bots played in a blink can still be seen. */
+function centreTrick(state, view, me) {
+  const names = namesOf(view);
+  const previous = view.trick.length === 0 && view.last_trick.length > 0;
+  const cross = trickCross(previous ? view.last_trick : view.trick, { bottom: me, names, viewer: view.viewer });
+  if (!previous) return h("div", { class: "trick-area" }, cross, h("p", { class: "trick-note" }, ""));
+  cross.classList.add("previous");
+  cross.setAttribute("aria-label", `Last trick: ${cross.getAttribute("aria-label").replace(/^Trick: /, "")}`);
+  const winner = state.lastTrickWinner;
+  return h(
+    "div",
+    { class: "trick-area" },
+    cross,
+    h("p", { class: "trick-note" }, winner === null ? "Last trick" : `Last trick: ${seatLabel(names, winner, view.viewer)} won it`),
   );
 }
 
