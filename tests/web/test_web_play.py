@@ -11,7 +11,14 @@ import httpx
 import pytest
 from playwright.async_api import Browser, Page
 from support import ServerProcess, moves_in, replay_of, view_of
-from webplay import play_to_end, shown_scores, table_state, take_turn, wait_for_table
+from webplay import (
+    OFFERED,
+    play_to_end,
+    shown_scores,
+    table_state,
+    take_turn,
+    wait_for_table,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
 
@@ -105,3 +112,33 @@ async def _play_while_offered(page: Page, rng: random.Random) -> bool:
             return True
         await page.wait_for_timeout(50)
     return False
+
+
+async def test_a_refused_move_shows_the_servers_reason_and_the_page_catches_up(
+    page: Page, api: httpx.AsyncClient
+) -> None:
+    """Two tabs of one seat; the second hears nothing (its stream is cut), so it still offers
+    a move the first tab already made. The server refuses it: the page says why, then shows
+    the game as it is."""
+    await page.goto("/")
+    await page.fill("#player-name", "Ann")
+    await page.click("#quick-play")
+    await page.wait_for_url("**/table/*")
+    await wait_for_table(page)
+    await page.locator(OFFERED).first.wait_for()
+
+    stale = await page.context.new_page()
+    await stale.route("**/stream?*", lambda route: route.abort())
+    await stale.goto(page.url)
+    await stale.locator(OFFERED).first.wait_for()
+    assert await take_turn(page, random.Random(9), keyboard=False)
+
+    before = (await table_state(stale))["version"]
+    await stale.locator(OFFERED).first.click()
+    problem = stale.locator("#problem")
+    await problem.wait_for()
+    assert "version" in (await problem.text_content() or "")
+    await stale.wait_for_function(
+        "v => +document.querySelector('.table-page').dataset.version > v", arg=before
+    )
+    assert (await table_state(stale))["version"] == (await table_state(page))["version"]

@@ -109,8 +109,13 @@ export function mountTable(root, gameId, { navigate, askName }) {
       else reloadView();
       dispatch({ kind: "accepted", version: answer.version });
     } catch (error) {
-      dispatch({ kind: "error", error: error.detail });
-      if (error.code === "version_conflict") reloadView();
+      if (error.code === "version_conflict") {
+        // Another tab or a timeout moved first: say so in words, then show the game as it is.
+        dispatch({ kind: "error", error: `The game moved on before your move arrived, so it was not played (${error.detail}).` });
+        reloadView();
+      } else {
+        dispatch({ kind: "error", error: error.detail });
+      }
     }
   }
 
