@@ -41,6 +41,8 @@ hosts at every start, which this machine's closed network refuses."""
 
 @pytest.fixture(scope="session")
 def chromium() -> Path:
+    """Debian's chromium, installed first if missing (a minute or two: the browser tests'
+    timeouts leave room for it, since it happens in the first one's setup)."""
     if not CHROMIUM.exists():
         if os.geteuid() != 0:
             pytest.skip("chromium is missing and only root can install it (install_chromium.sh)")

@@ -13,7 +13,7 @@ from playwright.async_api import Page
 from support import take_seat, view_of
 from webplay import play_to_end, wait_for_table
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
 
 async def test_a_clocked_table_from_the_form_then_a_rematch_in_the_same_seat(

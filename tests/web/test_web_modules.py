@@ -11,7 +11,7 @@ from playwright.async_api import Page
 
 from domain.fairness import commit, derive_deck, derive_first_dealer
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
 FOLD = """async () => {
   const { apply, initial, isBusy } = await import('/static/js/state.js');

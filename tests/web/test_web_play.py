@@ -20,7 +20,7 @@ from webplay import (
     wait_for_table,
 )
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
 
 async def test_a_person_plays_a_whole_game_against_three_bots(

@@ -11,7 +11,7 @@ import pytest
 from playwright.async_api import Page
 from support import replay_of, view_of
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
 BOTS = ["heuristic", "random", "heuristic", "random"]
 

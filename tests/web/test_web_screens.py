@@ -14,7 +14,7 @@ from playwright.async_api import Page
 from support import replay_of, take_seat
 from webplay import table_state, take_turn, wait_for_table
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
 
 async def mid_hand(page: Page, rng: random.Random) -> None:

@@ -12,7 +12,7 @@ from playwright.async_api import Browser, Page
 from support import Knowledge, ServerProcess, bearer, command_body, replay_of, take_seat, view_of
 from webplay import card_codes_in, table_state, take_turn, wait_for_table
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
 
 async def test_a_spectator_never_sees_a_card_before_it_is_played(
