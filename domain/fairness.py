@@ -30,6 +30,7 @@ from domain.events import (
     HandScored,
     PackRun,
     Redealt,
+    RematchCreated,
     Revealed,
     SeedRevealed,
 )
@@ -143,9 +144,12 @@ def verify(events: Sequence[Event]) -> Verification:
     problems: list[str] = []
     if not events or not isinstance(events[0], GameCreated):
         return Verification(False, ("the log does not start with GameCreated",))
-    if not isinstance(events[-1], SeedRevealed):
+    # The seed is revealed at the end; only the note of a rematch (no cards) may follow it.
+    ends = events[:-1] if isinstance(events[-1], RematchCreated) else events
+    last = ends[-1] if ends else None
+    if not isinstance(last, SeedRevealed):
         return Verification(False, ("the log does not end with SeedRevealed",))
-    created, seed = events[0], events[-1].seed
+    created, seed = events[0], last.seed
     if not commitment_matches(seed, created.seed_commitment):
         return Verification(False, ("the seed does not match the commitment",))
     if derive_first_dealer(seed) != created.first_dealer:

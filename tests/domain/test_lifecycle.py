@@ -352,3 +352,13 @@ def test_logs_written_before_the_lifecycle_still_fold_and_verify():
         assert msgspec.json.encode(events) == msgspec.json.encode(
             msgspec.json.decode(msgspec.json.encode(events), type=list[Event])
         )
+
+
+def test_a_rematched_game_still_verifies() -> None:
+    from domain.autoplay import play_game
+
+    state, log = play_game("ab" * 32, ("random",) * 4)
+    noted, events = execute(state, NoteRematch(game_id="next"), T0)
+    assert noted.rematch == "next"
+    assert verify([*log, *events]).ok
+    assert not verify([*log[:-1], *events]).ok  # the seed must still come before the note
