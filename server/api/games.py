@@ -61,8 +61,9 @@ from server.api.models import (
     TakeSeat,
 )
 from server.codec import decode_event, redact_bytes
-from server.errors import Forbidden, GameNotFinished, SeatMismatch
+from server.errors import Forbidden, GameNotFinished, GameNotFound, SeatMismatch
 from server.lobby import GamePage, Status
+from server.ops.archive import read_archived
 
 GameId = Annotated[str, Parameter(pattern=r"^[A-Za-z0-9_-]{1,64}$", description="The game's id")]
 SeatPath = Annotated[int, Parameter(ge=0, le=3, description="Seat 0..3, counterclockwise")]
@@ -494,12 +495,23 @@ class GamesController(Controller):
         operation_class=DocumentedOperation,
         operation_id="getReplay",
         summary="A finished game's full log and seed",
-        description="Every hand and the seed, for replay viewers and for checking the deals "
-        "(``domain.verify``). 409 ``game_not_finished`` until the game is over.",
+        description="Every event unredacted (every hand and the stock) and the seed, for replay "
+        "viewers and for checking the deals. Check a replay without our code: the recipe is "
+        "``docs/REPLAY_VERIFICATION.md`` in the repository, with test vectors served by "
+        "``getReplayVerification`` (``GET /v1/replay-verification``). 409 "
+        "``game_not_finished`` until the game is over (aborted and expired games included: "
+        "the seed is revealed at every end).",
         responses=problems("invalid_request", "not_found", "game_not_finished", "unavailable"),
     )
     async def get_replay(self, game_id: GameId, ctx: AppContext) -> Replay:
-        state = await ctx.service.state(game_id)
+        try:
+            state = await ctx.service.state(game_id)
+        except GameNotFound:
+            # Archived (``allfours archive``): the same replay, from its file.
+            archived = read_archived(ctx.settings.archive_dir, game_id)
+            if archived is None:
+                raise
+            return archived
         if state.seed is None:
             raise GameNotFinished("the full log is published when the game is over")
         stored = await ctx.service.read_events(game_id)
