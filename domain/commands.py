@@ -7,13 +7,16 @@ which is also where randomness lives: it hands ``Deal`` the shuffled deck as pla
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 
+from domain.cards import CODES
 from domain.rules import Rules
 
 SeatNumber = Annotated[int, msgspec.Meta(ge=0, le=3)]
+CardCode = Literal[CODES]  # type: ignore[valid-type]
+"""Every card's short code, e.g. ``"TC"`` (ten of clubs) or ``"AS"``: an enum in the spec."""
 
 
 class _Command(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields=True):
@@ -69,7 +72,7 @@ class RunPack(_Command, frozen=True, tag="run_pack"):
 class Play(_Command, frozen=True, tag="play"):
     seat: SeatNumber
     """The seat acting."""
-    card: str
+    card: CardCode
     """The card to play (a code such as TC or AS)."""
 
 

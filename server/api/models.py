@@ -6,10 +6,8 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from domain import CODES, Event, Rules, View
-
-CardCode = Literal[CODES]  # type: ignore[valid-type]
-"""Every card's short code, e.g. ``"TC"`` (ten of clubs) or ``"AS"``: an enum in the spec."""
+from domain import Event, Rules, View
+from domain.commands import CardCode
 
 BotKind = Literal["random", "heuristic"]
 SeatNo = Annotated[int, msgspec.Meta(ge=0, le=3, description="Seat 0..3, counterclockwise")]
