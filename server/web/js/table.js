@@ -4,8 +4,9 @@
 
 import { h } from "./dom.js";
 import { cardName } from "./cards.js";
-import { cardBack, cardButton, cardFace } from "./cardview.js";
-import { POSITIONS, awardRow, handFacts, kicksCorner, trickCross } from "./felt.js";
+import { cardBack, cardButton } from "./cardview.js";
+import { POSITIONS, handFacts, kicksCorner, trickCross } from "./felt.js";
+import { sidePanels } from "./tableside.js";
 import { TEAM_NAMES, namesOf, seatLabel } from "./narrate.js";
 import { isBusy } from "./state.js";
 
@@ -77,7 +78,7 @@ export function renderTable(state, handlers) {
             ),
         lifecycle(state, view, handlers),
       ),
-      side(state, view),
+      sidePanels(state, view),
     ),
   );
 }
@@ -388,74 +389,5 @@ function lifecycle(state, view, handlers) {
     { class: `lifecycle${view.phase === "ended" ? " ended" : ""}` },
     view.phase === "ended" ? h("p", { class: "result", role: "status" }, endText(view)) : null,
     h("div", { class: "buttons" }, buttons),
-  );
-}
-
-function side(state, view) {
-  const names = namesOf(view);
-  return h(
-    "aside",
-    { class: "side", "aria-label": "Game details" },
-    lastTrick(state, view, names),
-    handPoints(state, view),
-    h(
-      "section",
-      { class: "panel log" },
-      h("h2", {}, "Table log"),
-      h(
-        "ol",
-        { class: "log-lines" },
-        state.log.slice(-8).map((line) => h("li", {}, line.text)),
-      ),
-    ),
-  );
-}
-
-function lastTrick(state, view, names) {
-  return h(
-    "section",
-    { class: "panel last-trick" },
-    h("h2", {}, "Last trick"),
-    view.last_trick.length
-      ? [
-          h(
-            "div",
-            { class: "mini-trick" },
-            view.last_trick.map((p) =>
-              h("figure", {}, cardFace(p.card, "small"), h("figcaption", {}, seatLabel(names, p.seat, view.viewer))),
-            ),
-          ),
-          state.lastTrickWinner !== null
-            ? h("p", { class: "muted" }, `Won by ${seatLabel(names, state.lastTrickWinner, view.viewer)}`)
-            : null,
-        ]
-      : h("p", { class: "muted" }, "No trick yet this hand."),
-  );
-}
-
-function handPoints(state, view) {
-  const current = state.hand;
-  const row = (what, team, points) => h("li", {}, h("span", {}, what), h("span", {}, `${TEAM_NAMES[team]} +${points}`));
-  const early = (hand) => [
-    ...hand.kicks.filter((k) => k.points).map((k) => row(`Kick (${cardName(k.card)})`, k.team, k.points)),
-    ...hand.gaveOne.map((g) => row("Gave one", g.team, g.points)),
-  ];
-  const last = state.lastHand;
-  return h(
-    "section",
-    { class: "panel points" },
-    h("h2", {}, "This hand"),
-    h(
-      "ul",
-      { class: "awards" },
-      h("li", {}, h("span", {}, "Count toward Game"), h("span", {}, `A ${view.game_counts[0]} · B ${view.game_counts[1]}`)),
-      current ? early(current) : null,
-    ),
-    last
-      ? [
-          h("h3", {}, `Hand ${last.number ?? ""} scored`),
-          h("ul", { class: "awards" }, early(last), last.awards.map(awardRow), last.awards.length ? null : h("li", {}, "No points awarded")),
-        ]
-      : null,
   );
 }
