@@ -114,7 +114,9 @@ class Topology:
         self.redis = self.start("redis", "redis", 10)
         self.wait_healthy(self.redis, "redis")
 
-    def start(self, service: str, name: str, host: int) -> str:
+    def start(self, service: str, name: str, host: int, *extra: str) -> str:
+        """A container of ``service`` at address ``host`` of the subnet (``extra``: more
+        ``podman run`` options)."""
         spec = self.service(service)
         address = f"{self.subnet}.{host}"
         # The MAC follows the address, as Docker derives it: a container restarted at its
@@ -131,6 +133,7 @@ class Topology:
         for published in spec.get("ports", []):
             _, _, target = str(published).rpartition(":")
             options += ["-p", f"127.0.0.1:{self.port}:{target}"]
+        options += extra
         container = self.scope.run(name, spec["image"], *options, command=spec.get("command", []))
         self._addresses[container] = address
         return container

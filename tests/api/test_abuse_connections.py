@@ -1,0 +1,111 @@
+"""Many and slow connections against a real server: 1,040 idle sockets must not lock
+``/livez`` out (the open-file limit was 1,024), and a request that trickles in is cut off."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import resource
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+from support import ServerProcess, start_server
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
+
+IDLE = 1_040
+READ_TIMEOUT_S = 2.0
+
+
+@contextlib.contextmanager
+def open_file_limit(soft: int) -> Iterator[None]:
+    """Children started inside inherit a soft open-file limit of ``soft`` (as on a default
+    Linux account); this process gets its own back after."""
+    before = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (soft, before[1]))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, before)
+
+
+@pytest.fixture
+async def server_1024(redis_url: str, tmp_path: Path) -> AsyncIterator[ServerProcess]:
+    with open_file_limit(1_024):
+        process = await start_server(
+            redis_url, tmp_path, {"ALLFOURS_READ_TIMEOUT_S": str(READ_TIMEOUT_S)}
+        )
+    yield process
+    assert await process.stop() == 0, process.log_tail()
+
+
+def address(server: ServerProcess) -> tuple[str, int]:
+    parts = urlsplit(server.url)
+    assert parts.hostname is not None and parts.port is not None
+    return parts.hostname, parts.port
+
+
+async def closed_by_server(reader: asyncio.StreamReader) -> bool:
+    """Whether the server has closed this connection (EOF or reset, without waiting)."""
+    try:
+        return await asyncio.wait_for(reader.read(65536), 0.01) == b""
+    except TimeoutError:
+        return False
+    except ConnectionError:
+        return True
+
+
+async def test_idle_connections_do_not_lock_livez_out(server_1024: ServerProcess) -> None:
+    host, port = address(server_1024)
+    if resource.getrlimit(resource.RLIMIT_NOFILE)[0] < IDLE + 200:
+        pytest.skip("this process may not open enough sockets")
+    idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+    try:
+        for _ in range(IDLE):
+            idle.append(await asyncio.open_connection(host, port))
+        started = time.monotonic()
+        async with httpx.AsyncClient(base_url=server_1024.url, timeout=3.0) as client:
+            for _ in range(5):
+                assert (await client.get("/livez")).status_code == 200
+                assert (await client.post("/v1/games", json={})).status_code == 201
+        assert time.monotonic() - started < 3.0
+        # The idle ones beyond the cap per address were closed to make room.
+        closed = sum([await closed_by_server(reader) for reader, _ in idle])
+        assert closed >= IDLE - 64, closed
+    finally:
+        for _, writer in idle:
+            writer.close()
+    server_1024.check_alive()
+
+
+async def test_a_request_that_trickles_in_is_cut_off(server_1024: ServerProcess) -> None:
+    """Slow headers (slowloris) and a slow body are closed after the read timeout; a quick
+    request on the same server is served meanwhile."""
+    host, port = address(server_1024)
+    slow_headers = await asyncio.open_connection(host, port)
+    slow_body = await asyncio.open_connection(host, port)
+    slow_headers[1].write(b"GET /livez HTTP/1.1\r\nHost: x\r\n")
+    slow_body[1].write(
+        b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 100\r\n\r\n{"
+    )
+    started = time.monotonic()
+    cut = {"headers": False, "body": False}
+    while time.monotonic() - started < READ_TIMEOUT_S + 3 and not all(cut.values()):
+        for name, (reader, writer) in (("headers", slow_headers), ("body", slow_body)):
+            if cut[name]:
+                continue
+            with contextlib.suppress(ConnectionError):
+                writer.write(b"X-Slow: 1\r\n" if name == "headers" else b" ")
+                await writer.drain()
+            cut[name] = await closed_by_server(reader)
+        await asyncio.sleep(0.25)
+    elapsed = time.monotonic() - started
+    assert all(cut.values()), cut
+    assert READ_TIMEOUT_S - 0.5 <= elapsed <= READ_TIMEOUT_S + 3, elapsed
+    async with httpx.AsyncClient(base_url=server_1024.url, timeout=3.0) as client:
+        assert (await client.get("/livez")).status_code == 200
