@@ -78,7 +78,7 @@ async def node_clients(redis_url: str) -> list[Redis]:
         return [client]
     try:
         await client.initialize()
-        return [Redis(host=node.host, port=node.port) for node in client.get_nodes()]
+        return [Redis(host=node.host, port=int(node.port)) for node in client.get_nodes()]
     finally:
         await client.aclose()
 
