@@ -25,6 +25,7 @@ import msgspec
 import uvicorn
 
 from server.api.logs import configure_logging
+from server.ops import cli as ops
 from server.settings import Settings, from_env
 
 _log = logging.getLogger("allfours")
@@ -129,9 +130,12 @@ def main(argv: list[str] | None = None) -> None:
     run.add_argument("--workers", type=int, help="worker processes (ALLFOURS_WORKERS)")
     run.add_argument("--data-dir", type=Path, help="embedded Redis data (ALLFOURS_DATA_DIR)")
     commands.add_parser("openapi", help="print the OpenAPI spec (JSON)")
+    ops.add_commands(commands)  # archive, expire, rebuild-lobby, check
     args = parser.parse_args(argv)
 
     settings = from_env()
+    if args.command in ops.COMMANDS:
+        sys.exit(ops.run(args, settings))
     if args.command == "openapi":
         from server.api.app import create_app
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import AsyncIterator
 from typing import Literal
 
 import msgspec
@@ -18,6 +19,7 @@ import msgspec
 from domain import State
 from server.errors import ServiceError
 from server.store import RedisClient
+from server.store.keys import events_key
 
 Status = Literal["open", "in_progress", "finished"]
 STATUSES: tuple[Status, ...] = ("open", "in_progress", "finished")
@@ -97,10 +99,17 @@ class Lobby:
             or before.scores != after.scores
         )
 
-    async def note(self, game_id: str, state: State) -> None:
-        """Record the game's listing after a change."""
+    async def note(self, game_id: str, state: State, *, created_at: int | None = None) -> None:
+        """Record the game's listing after a change. ``created_at`` (ms): when the game was
+        created, if known (a rebuild knows it from the log); else the listing's, else now."""
         current = await self._redis.hget(_SUMMARIES, game_id)
-        created = _decoder.decode(current).created_at if current else int(time.time() * 1000)
+        created = (
+            created_at
+            if created_at is not None
+            else _decoder.decode(current).created_at
+            if current
+            else int(time.time() * 1000)
+        )
         summary = GameSummary(
             game_id=game_id,
             status=status_of(state),
@@ -121,6 +130,42 @@ class Lobby:
                 else:
                     pipe.zrem(_index_key(status), game_id)
             await pipe.execute()
+
+    async def forget(self, game_id: str) -> None:
+        """Remove the game's listing (its game was archived, or is gone)."""
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.hdel(_SUMMARIES, game_id)
+            for status in STATUSES:
+                pipe.zrem(_index_key(status), game_id)
+            await pipe.execute()
+
+    async def listed(self, status: Status | None = None) -> list[str]:
+        """Ids of the listed games (of one status, or all)."""
+        keys: list[bytes | str]
+        if status is None:
+            keys = await self._redis.hkeys(_SUMMARIES)
+        else:
+            keys = await self._redis.zrange(_index_key(status), 0, -1)  # type: ignore[assignment]
+        return [key.decode() if isinstance(key, bytes) else key for key in keys]
+
+    async def rebuild(self, games: AsyncIterator[tuple[str, State, int]]) -> tuple[int, int]:
+        """Make the listing what the streams say: ``games`` gives (game id, state, created at
+        ms) of every game in the store. Listings of games that have no stream are removed.
+        Returns (listed, removed). Safe beside live servers: a game they note meanwhile is
+        listed either way, and its next change rewrites its listing."""
+        seen: set[str] = set()
+        async for game_id, state, created_at in games:
+            await self.note(game_id, state, created_at=created_at)
+            seen.add(game_id)
+        listed = set(await self.listed())
+        for status in STATUSES:
+            listed.update(await self.listed(status))
+        removed = 0
+        for game_id in listed - seen:
+            if not await self._redis.exists(events_key(game_id)):  # not one created meanwhile
+                await self.forget(game_id)
+                removed += 1
+        return len(seen), removed
 
     async def page(self, status: Status, cursor: str | None, limit: int) -> GamePage:
         """Games of one status, newest first; ``cursor`` continues a previous page.
