@@ -13,6 +13,7 @@ loses nothing: another instance's sweeper finds them in the index.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 
@@ -48,6 +49,7 @@ class DeadlineSweeper:
         self._concurrency = asyncio.Semaphore(concurrency)
         self._slots_per_pass = slots_per_pass
         self._next_slot = 0
+        self._stopping = asyncio.Event()
 
     async def sweep_once(self, now_ms: int | None = None) -> int:
         """Fire whatever is due at ``now_ms`` (default: the clock). Returns how many
@@ -78,21 +80,24 @@ class DeadlineSweeper:
         return 0 if result is None or result.duplicate else 1
 
     async def run(self) -> None:
-        """Sweep until cancelled. Errors are logged (with their traceback unless Redis is
+        """Sweep until ``stop``. Errors are logged (with their traceback unless Redis is
         merely unavailable) and the loop backs off, so one bad game never stops the clock."""
         backoff = self._interval_s
-        while True:
+        while not self._stopping.is_set():
             try:
                 found, _ = await self._pass(None)
                 backoff = self._interval_s
                 if found >= self._batch:
                     continue  # more may be due already: no pause while behind
-            except asyncio.CancelledError:
-                raise
             except StoreUnavailable as exc:
                 _log.warning("deadline sweep: %s", exc)
                 backoff = min(backoff * 2, 5.0)
             except Exception:
                 _log.exception("deadline sweep failed")
                 backoff = min(backoff * 2, 5.0)
-            await asyncio.sleep(backoff)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), backoff)
+
+    def stop(self) -> None:
+        """End ``run`` after the pass in progress (no cancellation inside a Redis call)."""
+        self._stopping.set()

@@ -4,8 +4,8 @@ connects to Redis. Settings come from the environment (``server.settings``)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, NoReturn
@@ -39,6 +39,8 @@ from server.lobby import Lobby
 from server.service import GameService, system_clock
 from server.settings import Settings, from_env
 from server.store import connect_store
+
+_log = logging.getLogger("allfours.api")
 
 
 class MetricsController(PrometheusController):
@@ -147,10 +149,12 @@ def create_app(settings: Settings | None = None) -> Litestar:
         try:
             yield
         finally:
-            sweeping.cancel()
+            sweeper.stop()
             app.state.ctx.close_streams()
-            with contextlib.suppress(asyncio.CancelledError):
-                await sweeping
+            try:
+                await asyncio.wait_for(sweeping, timeout=settings.shutdown_grace_s)
+            except TimeoutError:
+                _log.warning("the deadline sweeper did not stop in time")
             await store.aclose()
 
     async def before_request(request: Request[Any, Any, Any]) -> None:

@@ -39,6 +39,7 @@ from server.errors import (
     GameNotFinished,
     GameNotFound,
     IdempotencyKeyReused,
+    SeatMismatch,
     ServiceError,
     TooManyConflicts,
     Unauthorized,
@@ -90,7 +91,8 @@ STATUS_OF: dict[str, int] = {
     "unavailable": HTTP_503_SERVICE_UNAVAILABLE,
     "busy": HTTP_503_SERVICE_UNAVAILABLE,
     "invalid_request": HTTP_400_BAD_REQUEST,
-    "seat_mismatch": HTTP_400_BAD_REQUEST,
+    # 409, not 400: the body is well formed; it conflicts with the path's seat.
+    "seat_mismatch": HTTP_409_CONFLICT,
     "method_not_allowed": HTTP_405_METHOD_NOT_ALLOWED,
     "payload_too_large": HTTP_413_REQUEST_ENTITY_TOO_LARGE,
     "internal": HTTP_500_INTERNAL_SERVER_ERROR,
@@ -207,6 +209,7 @@ def _to_problem(request: Request[Any, Any, Any], exc: Exception) -> Response[Pro
             GameNotFinished: HTTP_409_CONFLICT,
             # 409: the request conflicts with what the key already stands for.
             IdempotencyKeyReused: HTTP_409_CONFLICT,
+            SeatMismatch: HTTP_409_CONFLICT,
             NameTaken: HTTP_409_CONFLICT,
             TargetTooHigh: HTTP_422_UNPROCESSABLE_ENTITY,
         }.get(type(exc), HTTP_400_BAD_REQUEST)

@@ -136,7 +136,7 @@ async def test_a_lost_seating_answer_and_leave_resign_abort(pair: Fleet) -> None
         json={"type": "resign", "seat": 1},
         headers=bearer(ann),
     )
-    problem_of(mismatch, 400, "seat_mismatch")
+    problem_of(mismatch, 409, "seat_mismatch")
     resigned = await client.post(
         f"/v1/games/{game}/seats/0/commands", json={"type": "resign"}, headers=bearer(ann)
     )
