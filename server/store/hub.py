@@ -243,18 +243,21 @@ class SubscriptionHub:
         the others with their current length."""
         if not feeds:
             return []
+        # What was delivered *before* asking: the puller may deliver more meanwhile, which a
+        # length read earlier would not count.
+        delivered = [feed.last for feed in feeds]
         async with self._commands.pipeline(transaction=False) as pipe:
             for feed in feeds:
                 pipe.xlen(feed.key)
             lengths: list[int] = await pipe.execute()
         healthy: list[tuple[Feed, int]] = []
-        for feed, length in zip(feeds, lengths, strict=True):
-            if length < feed.last:
+        for feed, last, length in zip(feeds, delivered, lengths, strict=True):
+            if length < last:
                 log.error(
                     "store regressed for game %s: %d events, %d delivered",
                     feed.game_id,
                     length,
-                    feed.last,
+                    last,
                 )
                 self._drop(feed, ResyncRequired, f"store went back to version {length}")
             else:
