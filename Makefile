@@ -6,7 +6,7 @@ PYTHON ?= python3
 UV := $(shell command -v uv 2>/dev/null || echo "$(PYTHON) -m uv")
 RUN := $(UV) run --locked
 
-.PHONY: run test lint typecheck pytest bench openapi env
+.PHONY: run test lint typecheck pytest pytest-pure bench openapi env
 
 PYTEST_ARGS ?=
 
@@ -14,11 +14,12 @@ env:
 	@command -v uv >/dev/null 2>&1 || $(PYTHON) -m uv --version >/dev/null 2>&1 || \
 		$(PYTHON) -m pip install --quiet --disable-pip-version-check uv
 	@$(UV) sync --locked --quiet
+	@$(RUN) python scripts/compile_domain.py
 
 run: env
 	$(RUN) allfours serve
 
-test: env lint typecheck pytest
+test: env lint typecheck pytest pytest-pure
 
 lint:
 	$(RUN) ruff check .
@@ -29,6 +30,10 @@ typecheck:
 
 pytest:
 	$(RUN) pytest $(PYTEST_ARGS)
+
+# The domain's tests once more on its pure-Python modules, the fallback of the compiled build.
+pytest-pure:
+	ALLFOURS_PURE_PYTHON=1 $(RUN) pytest tests/domain
 
 bench: env
 	$(RUN) python tests/bench/selfplay.py

@@ -2,7 +2,19 @@
 
 No I/O, no clock, no randomness of its own: decks come in as data (see ``fairness``), which is
 what makes every game replayable and every deal verifiable.
+
+The logic modules run compiled when a build of these very sources exists (``compiled``).
 """
+
+import os
+from pathlib import Path
+
+from domain import compiled as _compiled
+
+# Before any other module of the package is imported: the compiled ones are found first.
+_native = _compiled.compiled_path(Path(__file__).parent, os.environ)
+if _native is not None:
+    __path__.insert(0, _native)
 
 from domain.bots import BOTS, Bot, heuristic_bot, random_bot
 from domain.cards import CODES, Card, code, parse

@@ -73,11 +73,14 @@ def play_game(
         state, events = execute(state, command)
         log.extend(events)
     while state.seed is None:
-        next_command: Command | None = due_system_command(state, seed)
-        if next_command is None:
-            seat = state.to_act
-            assert seat is not None
-            next_command = players[seat](bot_view(state, seat), rng)
+        # A seat to act is a bot's decision; with nobody to act, a deal or the seed is due.
+        seat = state.to_act
+        next_command: Command | None = (
+            due_system_command(state, seed)
+            if seat is None
+            else players[seat](bot_view(state, seat), rng)
+        )
+        assert next_command is not None, f"nothing to do in phase {state.phase}"
         state, events = execute(state, next_command)
         log.extend(events)
     return state, log

@@ -85,9 +85,9 @@ class _Outcome:
     def emit(self, event: Event) -> State:
         if self.at:
             event = replace(event, at=self.at)
-        self.state = evolve(self.state, event)
+        state = self.state = evolve(self.state, event)
         self.events.append(event)
-        return self.state
+        return state
 
     def score(self, event: Event) -> bool:
         """Emit a scoring event; if a team reached the target, end the game. True if ended."""
