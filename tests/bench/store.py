@@ -26,8 +26,10 @@ What is measured, all in one run against the same Redis (ratios, since the machi
 - ``cost_ratio_followed_5000_10``: CPU per command (this process's, from getrusage, less the
   bench's own choosing and folding, plus Redis', from INFO CPU) while one subscriber follows
   each of 5,000 idle games, over the same with 10; in both, the played game has a subscriber
-  too. Two stores in this process, one per side, measured alternately so drift cancels out.
-  Flat means an append costs the same however many quiet games a process follows.
+  too. Two stores in this process, one per side, measured in turn (ABBA), in many short
+  rounds; the figure is the median over rounds of the two sides' ratio in that round, so a
+  machine busy with something else moves both sides of a ratio alike. Flat means an append
+  costs the same however many quiet games a process follows.
 
 Phases are repeated ``--rounds`` times alternating service/raw order; rates are medians.
 Redis: ``REDIS_URL`` if set (loopback only), else a private embedded Redis per ``--appendfsync``
@@ -590,15 +592,18 @@ async def cost_with_followers(
         await few.close()
         await many.close()
 
-    def per_command(side: FollowedSide) -> float:
-        return median([a + b for a, b in zip(side.server_s, side.redis_s, strict=True)])
+    def totals(side: FollowedSide) -> list[float]:
+        return [a + b for a, b in zip(side.server_s, side.redis_s, strict=True)]
+
+    def paired(many_s: list[float], few_s: list[float]) -> float:
+        return round(median([m / f for m, f in zip(many_s, few_s, strict=True)]), 3)
 
     def us(values: list[float]) -> float:
         return round(median(values) * 1e6, 1)
 
     return {
-        f"cost_ratio_followed_{args.followers}_{args.few_followers}": round(
-            per_command(many) / per_command(few), 3
+        f"cost_ratio_followed_{args.followers}_{args.few_followers}": paired(
+            totals(many), totals(few)
         ),
         "detail": {
             "commands_per_round": args.followed_commands,
@@ -607,13 +612,16 @@ async def cost_with_followers(
                 f"{key}_{side.idle}": value
                 for side in (few, many)
                 for key, value in (
-                    ("us_per_command", round(per_command(side) * 1e6, 1)),
+                    ("us_per_command", us(totals(side))),
                     ("server_us", us(side.server_s)),
                     ("redis_us", us(side.redis_s)),
                 )
             },
-            "server_ratio": round(median(many.server_s) / median(few.server_s), 3),
-            "redis_ratio": round(median(many.redis_s) / median(few.redis_s), 3),
+            "server_ratio": paired(many.server_s, few.server_s),
+            "redis_ratio": paired(many.redis_s, few.redis_s),
+            "round_ratios": [
+                round(m / f, 3) for m, f in zip(totals(many), totals(few), strict=True)
+            ],
         },
     }
 
@@ -689,8 +697,8 @@ def main() -> None:
     parser.add_argument("--sub-games", type=int, default=100)
     parser.add_argument("--followers", type=int, default=5000, help="idle followed games")
     parser.add_argument("--few-followers", type=int, default=10, help="the same, few")
-    parser.add_argument("--followed-commands", type=int, default=1000, help="per round, side")
-    parser.add_argument("--followed-rounds", type=int, default=4)
+    parser.add_argument("--followed-commands", type=int, default=500, help="per round, side")
+    parser.add_argument("--followed-rounds", type=int, default=10)
     parser.add_argument(
         "--phases", default=",".join(PHASES), help=f"comma-separated, among {', '.join(PHASES)}"
     )
