@@ -7,6 +7,7 @@ HTTP protocol here (uvicorn's httptools protocol, subclassed) adds, per worker p
 
 - a read deadline: a request's headers and body must arrive within ``read_timeout_s`` of its
   first byte (or of the connection's opening), else the connection is closed;
+- a size limit on a request's headers (``MAX_HEADER_BYTES``; 431 beyond, then closed);
 - a cap per peer address (trusted proxies exempt) and a cap in all: a connection beyond
   either closes the *idlest idle* connection that is over it (one with no request in
   progress: waiting for its first request or between keep-alive requests) to make room, so
@@ -33,6 +34,9 @@ from typing import Any
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from server.settings import Settings
+
+MAX_HEADER_BYTES = 65_536
+"""The most a request line and its headers may take; browsers send a few kilobytes."""
 
 _RESERVED_FILES = 128
 """Open files kept out of the connection cap: Redis connections, logs, the listening socket."""
@@ -109,6 +113,9 @@ class GuardedProtocol(HttpToolsProtocol):
         self.idle_since: float | None = time.monotonic()
         """When it became idle (no request in progress); None while a request is."""
         self._deadline: asyncio.TimerHandle | None = None
+        self._header_bytes = 0
+        """Bytes received since the request began while its headers were incomplete."""
+        self._in_headers = True
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -125,15 +132,28 @@ class GuardedProtocol(HttpToolsProtocol):
         self._disarm()
         super().connection_lost(exc)
 
+    def data_received(self, data: bytes) -> None:
+        if self._in_headers:
+            self._header_bytes += len(data)
+            if self._header_bytes > MAX_HEADER_BYTES:
+                self._refuse(431, "headers_too_large")
+                return
+        super().data_received(data)
+
     def on_message_begin(self) -> None:
         super().on_message_begin()
         self.idle_since = None
         if self._deadline is None:
             self._arm()
 
+    def on_headers_complete(self) -> None:
+        self._in_headers = False
+        super().on_headers_complete()
+
     def on_message_complete(self) -> None:
         super().on_message_complete()
         self._disarm()
+        self._in_headers, self._header_bytes = True, 0
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
@@ -155,23 +175,37 @@ class GuardedProtocol(HttpToolsProtocol):
             self.transport.close()
 
     def _refuse(self, status: int, code: str) -> None:
-        reason = {429: "Too Many Requests", 503: "Service Unavailable"}[status]
-        body = json.dumps(
-            {
-                "type": f"urn:allfours:problem:{code}",
-                "title": reason,
-                "status": status,
-                "code": code,
-                "detail": "too many open connections; close idle ones and retry",
-                "retry_after": 1,
-            }
-        ).encode()
+        """Answer with a problem (and ``Retry-After`` unless the request itself is at fault),
+        then close."""
+        problem: dict[str, object] = {
+            "type": f"urn:allfours:problem:{code}",
+            "title": _REASONS[status],
+            "status": status,
+            "code": code,
+            "detail": _DETAILS[status],
+        }
+        retry = "" if status == 431 else "retry-after: 1\r\n"
+        if retry:
+            problem["retry_after"] = 1
+        body = json.dumps(problem).encode()
         head = (
-            f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/problem+json\r\n"
-            f"retry-after: 1\r\nconnection: close\r\ncontent-length: {len(body)}\r\n\r\n"
+            f"HTTP/1.1 {status} {_REASONS[status]}\r\ncontent-type: application/problem+json\r\n"
+            f"{retry}connection: close\r\ncontent-length: {len(body)}\r\n\r\n"
         )
         self.transport.write(head.encode() + body)
         self.transport.close()
+
+
+_REASONS = {
+    429: "Too Many Requests",
+    431: "Request Header Fields Too Large",
+    503: "Service Unavailable",
+}
+_DETAILS = {
+    429: "too many open connections from this address; close idle ones and retry",
+    431: f"the request's headers take more than {MAX_HEADER_BYTES} bytes",
+    503: "too many open connections; retry shortly",
+}
 
 
 def _open_file_limit() -> int:

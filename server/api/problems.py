@@ -28,6 +28,7 @@ from litestar.status_codes import (
     HTTP_415_UNSUPPORTED_MEDIA_TYPE,
     HTTP_422_UNPROCESSABLE_ENTITY,
     HTTP_429_TOO_MANY_REQUESTS,
+    HTTP_431_REQUEST_HEADER_FIELDS_TOO_LARGE,
     HTTP_500_INTERNAL_SERVER_ERROR,
     HTTP_503_SERVICE_UNAVAILABLE,
 )
@@ -73,6 +74,7 @@ REQUEST_CODES = (
     "quota_exceeded",
     "target_too_high",
     "name_taken",
+    "headers_too_large",
 )
 """Codes of problems that are not the rules': requests, auth, limits and outages."""
 
@@ -102,6 +104,7 @@ STATUS_OF: dict[str, int] = {
     "quota_exceeded": HTTP_429_TOO_MANY_REQUESTS,
     "target_too_high": HTTP_422_UNPROCESSABLE_ENTITY,
     "name_taken": HTTP_409_CONFLICT,
+    "headers_too_large": HTTP_431_REQUEST_HEADER_FIELDS_TOO_LARGE,
 }
 """The status each problem code comes with (what ``_to_problem`` does; a test holds them to
 it), so each operation's spec can list its codes under the right status."""
@@ -157,6 +160,7 @@ _TITLES = {
     HTTP_415_UNSUPPORTED_MEDIA_TYPE: "Unsupported media type",
     HTTP_422_UNPROCESSABLE_ENTITY: "Unprocessable request",
     HTTP_429_TOO_MANY_REQUESTS: "Too many requests",
+    HTTP_431_REQUEST_HEADER_FIELDS_TOO_LARGE: "Request header fields too large",
     HTTP_500_INTERNAL_SERVER_ERROR: "Internal error",
     HTTP_503_SERVICE_UNAVAILABLE: "Service unavailable",
 }

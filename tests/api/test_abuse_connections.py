@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import resource
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -109,3 +110,50 @@ async def test_a_request_that_trickles_in_is_cut_off(server_1024: ServerProcess)
     assert READ_TIMEOUT_S - 0.5 <= elapsed <= READ_TIMEOUT_S + 3, elapsed
     async with httpx.AsyncClient(base_url=server_1024.url, timeout=3.0) as client:
         assert (await client.get("/livez")).status_code == 200
+
+
+async def test_huge_headers_are_refused_with_431(server_1024: ServerProcess) -> None:
+    host, port = address(server_1024)
+    reader, writer = await asyncio.open_connection(host, port)
+    try:
+        writer.write(b"GET /livez HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 100_000 + b"\r\n\r\n")
+        with contextlib.suppress(ConnectionError):
+            await writer.drain()
+        answer = await asyncio.wait_for(reader.read(), 5)
+    finally:
+        writer.close()
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 431 "), head
+    assert json.loads(body)["code"] == "headers_too_large"
+
+
+async def test_connections_beyond_the_cap_when_none_is_idle_are_refused(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """Busy connections (open streams) are never closed for a newcomer: it is refused, with a
+    problem and ``Retry-After``, and gets in again once one ends."""
+    server = await start_server(redis_url, tmp_path, {"ALLFOURS_MAX_CONNECTIONS_PER_ADDRESS": "3"})
+    try:
+        async with httpx.AsyncClient(base_url=server.url, timeout=5.0) as setup:
+            game = (await setup.post("/v1/games", json={})).json()["game_id"]
+        host, port = address(server)
+        streams = []
+        for _ in range(3):
+            reader, writer = await asyncio.open_connection(host, port)
+            writer.write(f"GET /v1/games/{game}/stream HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            assert (await reader.readline()).startswith(b"HTTP/1.1 200")
+            streams.append(writer)
+        # The refusal comes as soon as the connection is accepted (before any request).
+        reader, writer = await asyncio.open_connection(host, port)
+        head, _, body = (await asyncio.wait_for(reader.read(), 5)).partition(b"\r\n\r\n")
+        writer.close()
+        assert head.startswith(b"HTTP/1.1 429 ") and b"retry-after: 1" in head.lower(), head
+        assert json.loads(body)["code"] == "too_many_connections"
+        streams.pop().close()
+        await asyncio.sleep(0.3)
+        async with httpx.AsyncClient(base_url=server.url, timeout=5.0) as client:
+            assert (await client.get("/livez")).status_code == 200
+        for writer in streams:
+            writer.close()
+    finally:
+        assert await server.stop() == 0, server.log_tail()
