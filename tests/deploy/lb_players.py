@@ -19,8 +19,10 @@ import httpx
 from support import Frame, SSEStats, bearer, command_body, sse_frames
 
 RETRY = {502, 503, 504}
-HEARTBEAT_SILENCE_S = 3.0
-"""A stream quiet this long is taken for dead (the test's heartbeat is 1 s)."""
+HEARTBEAT_SILENCE_S = 5.0
+"""A stream quiet this long is taken for dead (the test's heartbeat is 1 s). Longer than
+nginx's SSE read timeout in the test (3 s), so that it is nginx, not the client, that would
+cut a stream whose heartbeats stopped."""
 
 
 @dataclass

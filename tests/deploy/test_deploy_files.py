@@ -54,7 +54,6 @@ OTHER_ENV = {
     "PATH": "the shell",
     "PYTHONUNBUFFERED": "python",
     "PYTHONDONTWRITEBYTECODE": "python",
-    "FORWARDED_ALLOW_IPS": "uvicorn (which proxies' X-Forwarded-For to believe)",
 }
 APP_ENV = re.compile(r"\b(?:ALLFOURS_[A-Z0-9_]+|REDIS_URL)\b")
 
@@ -255,6 +254,18 @@ def test_one_app_port_everywhere() -> None:
     service = k8s_object("Service", deployment["metadata"]["name"])
     (service_port,) = service["spec"]["ports"]
     assert container_port(main, service_port["targetPort"]) == port
+
+
+def test_the_app_keeps_idle_connections_longer_than_the_proxies() -> None:
+    """A proxy reusing an idle upstream connection that the app is closing gets a 502 (a POST
+    is not retried): the proxy's idle timeout must be the shorter one."""
+    (upstream,) = nginx().child("http").children("upstream")
+    nginx_idle = duration_seconds(upstream.value("keepalive_timeout")[0])
+    app_env = {**final_env(), **compose()["services"]["app"].get("environment", {})}
+    assert setting(app_env, "keep_alive_s") > nginx_idle
+    ingress_nginx_idle = 60  # ingress-nginx's upstream-keepalive-timeout default
+    k8s_env = {**final_env(), **plain_env(container(the("Deployment")))}
+    assert setting(k8s_env, "keep_alive_s") > ingress_nginx_idle
 
 
 def test_probe_and_healthcheck_routes_exist_in_the_app() -> None:
