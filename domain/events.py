@@ -15,7 +15,9 @@ import msgspec
 from domain.rules import Rules
 
 
-class _Event(msgspec.Struct, frozen=True, tag_field="type", omit_defaults=False):
+# gc=False: an event holds only numbers, strings and tuples of them, so it can be in no reference
+# cycle, and a long log of events left out of the garbage collector's scans costs it nothing.
+class _Event(msgspec.Struct, frozen=True, tag_field="type", omit_defaults=False, gc=False):
     at: int = 0
     """Server time in milliseconds since the Unix epoch, stamped when stored."""
 

@@ -57,7 +57,9 @@ def next_seat(seat: int) -> int:
     return (seat + 1) & 3
 
 
-class State(msgspec.Struct, frozen=True):
+# gc=False: a state holds only numbers, strings, tuples and other frozen structs, so it can be
+# in no reference cycle; one is made per event, and the collector need not scan them.
+class State(msgspec.Struct, frozen=True, gc=False):
     version: int = 0
     """How many events have been folded: the stream version this state stands for."""
     phase: Phase = "new"
