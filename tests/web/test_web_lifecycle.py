@@ -1,19 +1,22 @@
 """The table's lifecycle on the page: a table opened from the lobby's form with a turn clock
 shows the countdown; at the end a rematch takes the person to the new table in the same seat;
-a person can step away (a bot plays the seat) and come back."""
+a person can step away (a bot plays the seat) and come back, or leave it to someone else."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 import re
 
 import httpx
 import pytest
-from playwright.async_api import Page
-from support import take_seat, view_of
+from playwright.async_api import Browser, Page
+from support import ServerProcess, take_seat, view_of
 from webplay import play_to_end, wait_for_table
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
+
+VIEWER = "v => document.querySelector('.table-page')?.dataset.viewer === v"
 
 
 async def test_a_clocked_table_from_the_form_then_a_rematch_in_the_same_seat(
@@ -49,22 +52,26 @@ async def test_a_clocked_table_from_the_form_then_a_rematch_in_the_same_seat(
     assert "You are seat 1" in (await page.text_content(".who") or "")
 
 
-async def test_stepping_away_and_coming_back(page: Page, api: httpx.AsyncClient) -> None:
+async def ann_and_ben(page: Page, api: httpx.AsyncClient) -> str:
+    """A table with no clock where Ann sits at seat 1 from the lobby and Ben (over the API) at
+    seat 3; Ben never moves, so the game waits while Ann does what the test wants."""
     created = await api.post(
         "/v1/games",
         json={"bots": [None, "heuristic", None, "heuristic"], "rules": {"turn_seconds": None}},
     )
-    game_id = created.json()["game_id"]
+    game_id: str = created.json()["game_id"]
+    await take_seat(api, game_id, 2, "Ben")
     await page.goto("/")
     await page.fill("#player-name", "Ann")
-    await (
-        page.locator(f'.game-row[data-game="{game_id}"]')
-        .get_by_role("button", name="Sit at 1")
-        .click()
-    )
+    row = page.locator(f'.game-row[data-game="{game_id}"]')
+    await row.get_by_role("button", name="Sit at 1").click()
     await page.wait_for_url(f"**/table/{game_id}")
-    await take_seat(api, game_id, 2, "Ben")  # Ben never moves: the game waits for him
     await wait_for_table(page)
+    return game_id
+
+
+async def test_stepping_away_and_coming_back(page: Page, api: httpx.AsyncClient) -> None:
+    game_id = await ann_and_ben(page, api)
 
     await page.click('[data-seat-action="step_away"]')
     me = page.locator('.seat[data-seat="0"]')
@@ -74,3 +81,24 @@ async def test_stepping_away_and_coming_back(page: Page, api: httpx.AsyncClient)
     await me.locator(".badge.away").wait_for(state="detached")
     assert (await view_of(api, game_id))["seats"][0]["away"] is False
     await page.locator('[data-seat-action="step_away"]').wait_for()
+
+
+async def test_leaving_a_seat_and_someone_taking_it_over(
+    page: Page, browser: Browser, web_server: ServerProcess, api: httpx.AsyncClient
+) -> None:
+    game_id = await ann_and_ben(page, api)
+    page.once("dialog", lambda dialog: asyncio.ensure_future(dialog.accept()))
+    await page.click('[data-seat-action="leave"]')
+    await page.wait_for_function(VIEWER, arg="spectator")
+    await page.locator('.seat[data-seat="0"] .badge.left').wait_for()
+
+    other = await browser.new_context(base_url=web_server.url)
+    cy = await other.new_page()
+    await cy.goto("/")
+    await cy.fill("#player-name", "Cy")
+    await cy.goto(f"/table/{game_id}")
+    await cy.get_by_role("button", name="Take over this seat").click()
+    await cy.wait_for_function(VIEWER, arg="0")
+    seat = (await view_of(api, game_id))["seats"][0]
+    assert seat["name"] == "Cy" and not seat["left"]
+    await other.close()

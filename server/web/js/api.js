@@ -84,6 +84,18 @@ export function requestRematch(id, token) {
   return request("POST", `${game(id)}/rematch`, { body: {}, token });
 }
 
+/** The game's events so far as `token`'s seat (or a spectator) may see them, page by page. */
+export async function history(id, token) {
+  const envelopes = [];
+  let after = 0;
+  for (;;) {
+    const page = await request("GET", `${game(id)}/events?after=${after}&limit=1000`, { token });
+    if (!page.events.length) return envelopes;
+    envelopes.push(...page.events);
+    after = page.next_after;
+  }
+}
+
 export function getReplay(id) {
   return request("GET", `${game(id)}/replay`);
 }

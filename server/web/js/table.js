@@ -199,6 +199,9 @@ function seatPlate(state, view, seat, position, handlers) {
       toAct ? h("span", { class: "turn" }, " ▶ to act") : null,
     ),
     h("div", { class: "badges" }, badges),
+    (info.left || info.away) && view.viewer === null && view.phase !== "ended"
+      ? h("div", { class: "offers" }, h("button", { type: "button", class: "small primary", "data-key": `take-${seat}`, onclick: () => handlers.takeSeat(seat) }, "Take over this seat"))
+      : null,
     open
       ? seatOffers(state, view, seat, handlers)
       : h(

@@ -64,8 +64,18 @@ export function mountTable(root, gameId, { navigate, askName }) {
     try {
       do {
         reloadAgain = false;
-        const view = await api.getView(gameId, held?.token);
+        const token = held?.token;
+        const view = await api.getView(gameId, token);
         if (unmounted) return;
+        if (token !== held?.token) {
+          reloadAgain = true; // a seat was taken meanwhile: this view is someone else's
+          continue;
+        }
+        if (held && view.viewer === null) {
+          // This person left the seat (or it was taken over): the token shows what anyone sees.
+          forgetSeat(gameId);
+          held = null;
+        }
         dispatch({ kind: "view", view });
       } while (reloadAgain && !unmounted);
     } catch (error) {
@@ -74,7 +84,7 @@ export function mountTable(root, gameId, { navigate, askName }) {
         forgetSeat(gameId);
         held = null;
         state = { ...state, seat: null };
-        restartStream();
+        if (stopStream) restartStream(state.streamVersion); // go on watching from there
         loading = false;
         return await reloadView();
       }
@@ -84,14 +94,38 @@ export function mountTable(root, gameId, { navigate, askName }) {
     }
   }
 
-  function restartStream() {
+  function restartStream(after) {
     stopStream?.();
     stopStream = api.follow(gameId, {
       token: held?.token,
-      after: 0, // the whole story: the points of the hand so far and the log
-      onMessage: (message) => !unmounted && dispatch(message),
+      after,
+      onMessage: (message) => {
+        if (unmounted) return;
+        if (message.kind === "view" && held && message.view.viewer !== held.seat) {
+          reloadView(); // a snapshot for someone else than this seat: ask for ours
+          return;
+        }
+        dispatch(message);
+      },
       onStatus: (status) => !unmounted && dispatch({ kind: "connection", status }),
     });
+  }
+
+  /** The view, then the story so far (quietly: the points of the hand, the log), then the
+   * stream from where the story ends. */
+  async function start() {
+    await reloadView();
+    if (unmounted) return;
+    let after = state.view?.version ?? 0;
+    try {
+      for (const envelope of await api.history(gameId, held?.token)) {
+        dispatch({ kind: "event", version: envelope.version, event: envelope.event });
+      }
+      after = state.streamVersion;
+    } catch {
+      // No story, still a live table: follow from the view.
+    }
+    if (!unmounted) restartStream(after);
   }
 
   /** Sends a legal action or a seat action. A move is sent with the version it was chosen
@@ -132,8 +166,8 @@ export function mountTable(root, gameId, { navigate, askName }) {
       keepSeat(gameId, grant.seat, grant.token);
       held = { seat: grant.seat, token: grant.token };
       state = initial(gameId, grant.seat);
-      restartStream();
-      reloadView();
+      stopStream?.();
+      start();
     } catch (error) {
       dispatch({ kind: "error", error: error.detail });
     }
@@ -193,7 +227,7 @@ export function mountTable(root, gameId, { navigate, askName }) {
 
   document.addEventListener("keydown", onKey);
   draw();
-  reloadView().then(() => !unmounted && restartStream());
+  start();
 
   return () => {
     unmounted = true;
