@@ -352,6 +352,16 @@ def free_port() -> int:
         return port
 
 
+BENCH_LIMITS: Mapping[str, str] = {
+    "ALLFOURS_TABLES_PER_HOUR": "0",
+    "ALLFOURS_MAX_STREAMS_PER_ADDRESS": "100000",
+    "ALLFOURS_MAX_CONNECTIONS_PER_ADDRESS": "100000",
+    "ALLFOURS_MAX_CONNECTIONS": "100000",
+}
+"""Settings for a server that one bench client (one address) drives with many connections;
+``max_connections`` is lowered by the server itself to fit its open-file limit."""
+
+
 class Server:
     """``allfours serve`` as a child process in its own session (so it and its workers and
     Redis can be stopped together), with a temporary data directory.
@@ -383,6 +393,9 @@ class Server:
             ALLFOURS_LOG_LEVEL="warning",
             ALLFOURS_APPENDFSYNC=self.appendfsync,
             ALLFOURS_SHUTDOWN_GRACE_S="3",
+            # Every bench client comes from one loopback address: lift the per-address abuse
+            # limits (table quota, stream and connection caps) that would refuse it.
+            **BENCH_LIMITS,
         )
         if self.redis_url is not None:
             env["REDIS_URL"] = self.redis_url

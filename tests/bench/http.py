@@ -11,18 +11,29 @@ Starts a real ``allfours serve`` (a subprocess on a free loopback port: its embe
   other seat after a deal (its hand is not in the acting seat's redacted events), counted as
   ``view_gets`` and left out of the latencies.
 - ``trivial_per_s``: ``GET /livez`` at the same concurrency on the same server.
-  ``ratio`` = plays_per_s / trivial_per_s. Phases alternate (``--rounds``); rates are medians.
-- ``sse_p50_ms``, ``sse_p99_ms``: ``--subscribers`` (1,000) SSE streams (spectators) spread
-  over ``--sse-games`` (25) games while those games are played at ``--sse-rate`` commands/s
-  in all (default 25, then 100 on the same streams: ``sse_by_rate`` has both, the headline is
-  the first). Latency = time the frame is read by the client minus the event's ``at`` (the
-  server stamps it just before the append, in whole ms), so it covers append, hub read,
-  fan-out and the socket. ``sse_post_*`` is measured from the moment the appending POST
-  returned instead. Every stream is checked for gaps, duplicates and order.
+  ``ratio`` = plays_per_s / trivial_per_s.
+- ``one_round_trip_per_s``: ``GET /readyz`` likewise: the same app's routing and response
+  around one Redis round trip (a PING through the store's pool) and nothing else.
+  ``ratio_to_round_trip`` = plays_per_s / one_round_trip_per_s. The three phases take turns
+  (``--rounds``, order rotated each round); rates and ratios are medians of the rounds'.
+- ``sse_p50_ms``, ``sse_p99_ms``: for each count of ``--subscribers`` (1,000 then 5,000), that
+  many SSE streams (spectators) spread over ``--sse-games`` (25) games while those games are
+  played at ``--sse-rate`` commands/s in all (default 25, then 100 on the same streams:
+  ``sse_by_rate_<count>`` has both; ``sse_p50_ms_<count>``/``sse_p99_ms_<count>`` the first;
+  the plain names are the first count's). Latency = time the frame is read by the client minus
+  the event's ``at`` (the server stamps it just before the append, in whole ms), so it covers
+  append, hub read, fan-out and the socket. ``sse_post_*`` is measured from the moment the
+  appending POST returned instead. Every stream is checked for gaps, duplicates and order.
+- ``sse_last_of_<n>_ms``: ``--fanout`` (10,000) streams on one game; ``--fanout-commands``
+  commands one after another: for each, the age (from ``at``) of its first event when the last
+  stream read it; the median (every command's on the ``http.fanout`` line).
+
+All bench traffic comes from one address: the server is started with the per-address limits
+lifted (``_common.BENCH_LIMITS``) and the open-file limit raised.
 
 The client is raw asyncio HTTP/1.1 on uvloop (httpx would cost more CPU than the server);
 client and server CPU shares are reported so a saturated client shows. Run with
-``uv run python tests/bench/http.py [--workers 1 --duration 8 --subscribers 1000]``.
+``uv run python tests/bench/http.py [--workers 1 --duration 8 --subscribers 1000,5000]``.
 """
 
 from __future__ import annotations
@@ -240,7 +251,8 @@ async def plays_phase(games: list[HttpGame], duration: float) -> tuple[float, St
     return stats.commands / (time.perf_counter() - started), stats
 
 
-async def trivial_phase(conns: list[Conn], duration: float) -> tuple[float, list[float]]:
+async def get_phase(conns: list[Conn], path: str, duration: float) -> tuple[float, list[float]]:
+    """GET ``path`` in a loop on every connection for ``duration`` s: rate and latencies."""
     latencies: list[float] = []
     deadline = time.perf_counter() + duration
 
@@ -248,14 +260,18 @@ async def trivial_phase(conns: list[Conn], duration: float) -> tuple[float, list
         clock = time.perf_counter
         while clock() < deadline:
             started = clock()
-            status, _ = await conn.request("GET", "/livez")
+            status, _ = await conn.request("GET", path)
             latencies.append(clock() - started)
             if status != 200:
-                raise HttpError(f"/livez: {status}")
+                raise HttpError(f"{path}: {status}")
 
     started = time.perf_counter()
     await asyncio.gather(*(drive(c) for c in conns))
     return len(latencies) / (time.perf_counter() - started), latencies
+
+
+GET_PATHS = {"trivial": "/livez", "round_trip": "/readyz"}
+"""The two reference endpoints: no work at all, and one Redis round trip (a PING)."""
 
 
 async def plays_vs_trivial(args: argparse.Namespace, server: Server) -> dict[str, Any]:
@@ -270,27 +286,34 @@ async def plays_vs_trivial(args: argparse.Namespace, server: Server) -> dict[str
     await asyncio.gather(*(create(g) for g in games))
     trivial_conns = [Conn(server.port) for _ in range(args.games)]
     await asyncio.gather(*(c.open() for c in trivial_conns))
-    rates: dict[str, list[float]] = {"plays": [], "trivial": []}
+    kinds = ("plays", "trivial", "round_trip")
+    rates: dict[str, list[float]] = {k: [] for k in kinds}
     ratios: list[float] = []
+    rt_ratios: list[float] = []
     play_stats: list[Stats] = []
-    trivial_latencies: list[float] = []
-    cpu: dict[str, list[dict[str, float]]] = {"plays": [], "trivial": []}
+    get_latencies: dict[str, list[float]] = {"trivial": [], "round_trip": []}
+    cpu: dict[str, list[dict[str, float]]] = {k: [] for k in kinds}
     for round_no in range(args.rounds):
-        order = ("plays", "trivial") if round_no % 2 == 0 else ("trivial", "plays")
+        # Rotate the order so that no kind always runs first (a drifting machine moves all).
+        order = kinds[round_no % 3 :] + kinds[: round_no % 3]
         for kind in order:
             with CpuMeter(server) as meter:
                 if kind == "plays":
                     per_s, stats = await plays_phase(games, args.duration)
                     play_stats.append(stats)
                 else:
-                    per_s, latencies = await trivial_phase(trivial_conns, args.duration)
-                    trivial_latencies.extend(latencies)
+                    per_s, latencies = await get_phase(
+                        trivial_conns, GET_PATHS[kind], args.duration
+                    )
+                    get_latencies[kind].extend(latencies)
             rates[kind].append(per_s)
             cpu[kind].append(meter.shares)
         ratios.append(rates["plays"][-1] / rates["trivial"][-1])
+        rt_ratios.append(rates["plays"][-1] / rates["round_trip"][-1])
         note(
             f"round {round_no}: plays {rates['plays'][-1]:.0f}/s, "
-            f"/livez {rates['trivial'][-1]:.0f}/s; cpu {cpu['plays'][-1]} {cpu['trivial'][-1]}"
+            f"/livez {rates['trivial'][-1]:.0f}/s, /readyz {rates['round_trip'][-1]:.0f}/s; "
+            f"cpu {cpu['plays'][-1]} {cpu['trivial'][-1]} {cpu['round_trip'][-1]}"
         )
     for conn in trivial_conns:
         conn.close()
@@ -302,6 +325,8 @@ async def plays_vs_trivial(args: argparse.Namespace, server: Server) -> dict[str
         "plays_per_s": round(median(rates["plays"]), 1),
         "trivial_per_s": round(median(rates["trivial"]), 1),
         "ratio": round(median(ratios), 3),
+        "one_round_trip_per_s": round(median(rates["round_trip"]), 1),
+        "ratio_to_round_trip": round(median(rt_ratios), 3),
         **latency_summary(latencies),
         "detail": {
             "games": args.games,
@@ -309,7 +334,11 @@ async def plays_vs_trivial(args: argparse.Namespace, server: Server) -> dict[str
             "duration_s": args.duration,
             "plays_rounds_per_s": [round(r) for r in rates["plays"]],
             "trivial_rounds_per_s": [round(r) for r in rates["trivial"]],
-            **latency_summary(trivial_latencies, "trivial_"),
+            "round_trip_rounds_per_s": [round(r) for r in rates["round_trip"]],
+            "ratio_rounds": [round(r, 3) for r in ratios],
+            "ratio_to_round_trip_rounds": [round(r, 3) for r in rt_ratios],
+            **latency_summary(get_latencies["trivial"], "trivial_"),
+            **latency_summary(get_latencies["round_trip"], "round_trip_"),
             "commands": commands,
             "view_gets": sum(s.view_gets for s in play_stats),
             "view_gets_per_command": round(
@@ -319,6 +348,7 @@ async def plays_vs_trivial(args: argparse.Namespace, server: Server) -> dict[str
             "resyncs": sum(s.resyncs for s in play_stats),
             "cpu_plays": cpu["plays"],
             "cpu_trivial": cpu["trivial"],
+            "cpu_round_trip": cpu["round_trip"],
         },
     }
 
@@ -365,17 +395,11 @@ async def follow(port: int, sub: Subscriber, opened: asyncio.Event) -> None:
             writer.close()
 
 
-async def sse_phase(args: argparse.Namespace, server: Server) -> dict[str, Any]:
-    """Open the streams once, then play the games at each rate of ``--sse-rate`` in turn."""
-    rng = random.Random(args.seed + 1)
-    games = [
-        HttpGame(Conn(server.port), random.Random(rng.random()), record_posts=True)
-        for _ in range(args.sse_games)
-    ]
-    await asyncio.gather(*(g.create() for g in games))
-    subs = [Subscriber(games[i % len(games)], 0) for i in range(args.subscribers)]
-    for sub in subs:
-        sub.start = sub.game.state.version
+async def open_streams(
+    server: Server, args: argparse.Namespace, subs: list[Subscriber]
+) -> tuple[list[asyncio.Task[None]], float, float | None]:
+    """Open one SSE stream per subscriber (100 at a time); wait until the server has them
+    all subscribed. The tasks, the seconds it took to open them, the server's gauge."""
     opening = asyncio.Semaphore(100)
     tasks: list[asyncio.Task[None]] = []
 
@@ -390,9 +414,31 @@ async def sse_phase(args: argparse.Namespace, server: Server) -> dict[str, Any]:
     open_s = time.perf_counter() - started
     failed = [s.error for s in subs if s.error]
     if failed:
+        await close_streams(tasks)
         raise HttpError(f"{len(failed)} streams failed to open, e.g. {failed[0]}")
     # The server subscribes right after sending the stream's first bytes: give it a moment.
-    registered = await wait_for_subscribers(server, args)
+    registered = await wait_for_subscribers(server, args, len(subs))
+    return tasks, open_s, registered
+
+
+async def close_streams(tasks: list[asyncio.Task[None]]) -> None:
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def sse_phase(args: argparse.Namespace, server: Server, count: int) -> dict[str, Any]:
+    """Open ``count`` streams, then play the games at each rate of ``--sse-rate`` in turn."""
+    rng = random.Random(args.seed + count)
+    games = [
+        HttpGame(Conn(server.port), random.Random(rng.random()), record_posts=True)
+        for _ in range(args.sse_games)
+    ]
+    await asyncio.gather(*(g.create() for g in games))
+    subs = [Subscriber(games[i % len(games)], 0) for i in range(count)]
+    for sub in subs:
+        sub.start = sub.game.state.version
+    tasks, open_s, registered = await open_streams(server, args, subs)
     results = []
     try:
         for sse_rate in args.sse_rate:
@@ -401,18 +447,64 @@ async def sse_phase(args: argparse.Namespace, server: Server) -> dict[str, Any]:
             results.append(result)
             note(f"SSE at {sse_rate:g} commands/s: {result['detail']}")
     finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await close_streams(tasks)
         for game in games:
             game.conn.close()
     return {
         **{k: v for k, v in results[0].items() if k != "detail"},
-        "subscribers": args.subscribers,
         "sse_by_rate": {
             f"{r['detail']['sse_rate']:g}": [r["sse_p50_ms"], r["sse_p99_ms"]] for r in results
         },
         "detail": [r["detail"] for r in results],
+    }
+
+
+async def fanout_phase(args: argparse.Namespace, server: Server) -> dict[str, Any]:
+    """``--fanout`` streams on one game; ``--fanout-commands`` commands, one at a time, each
+    after every stream has the one before: how long until the last stream has the event."""
+    game = HttpGame(Conn(server.port), random.Random(args.seed), record_posts=True)
+    await game.create()
+    subs = [Subscriber(game, game.state.version) for _ in range(args.fanout)]
+    tasks, open_s, registered = await open_streams(server, args, subs)
+    last_at_ms: list[float] = []
+    last_post_ms: list[float] = []
+    stats = Stats()
+    try:
+        with CpuMeter(server) as meter:
+            for _ in range(args.fanout_commands):
+                before = game.state.version
+                await game.play_one(stats)
+                version = game.state.version
+                if version <= before:
+                    raise HttpError("a fan-out command stored nothing")
+                deadline = time.perf_counter() + 30
+                while any((s.ids[-1] if s.ids else 0) < version for s in subs):
+                    if time.perf_counter() > deadline:
+                        raise HttpError("fan-out: some stream never got the event")
+                    await asyncio.sleep(0.002)
+                # The first event of the command: every stream reads it, then the rest.
+                index = [s.ids.index(before + 1) for s in subs]
+                last_post_ms.append(
+                    max(s.received_at[i] for s, i in zip(subs, index, strict=True)) * 1000
+                    - game.posted[before + 1] * 1000
+                )
+                last_at_ms.append(max(s.at_latency_ms[i] for s, i in zip(subs, index, strict=True)))
+                await asyncio.sleep(0.2)
+    finally:
+        await close_streams(tasks)
+        game.conn.close()
+    return {
+        "sse_last_of_n_ms": round(median(last_at_ms), 1),
+        "detail": {
+            "fanout": args.fanout,
+            "commands": args.fanout_commands,
+            "open_s": round(open_s, 2),
+            "subscribers_registered": registered,
+            "last_at_ms": [round(x, 1) for x in last_at_ms],
+            "last_after_post_ms": [round(x, 1) for x in last_post_ms],
+            "stream_errors": sum(1 for s in subs if s.error),
+            **meter.shares,
+        },
     }
 
 
@@ -507,16 +599,18 @@ async def metric(server: Server, name: bytes) -> float | None:
     return None
 
 
-async def wait_for_subscribers(server: Server, args: argparse.Namespace) -> float | None:
-    """With one worker, wait until its gauge shows every stream subscribed; else just pause."""
+async def wait_for_subscribers(
+    server: Server, args: argparse.Namespace, count: int
+) -> float | None:
+    """With one worker, wait until its gauge shows ``count`` streams subscribed; else pause."""
     if args.workers != 1:
         await asyncio.sleep(2)
         return None
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60
     value = None
     while time.monotonic() < deadline:
         value = await metric(server, b"allfours_sse_subscribers")
-        if value is None or value >= args.subscribers:
+        if value is None or value >= count:
             break
         await asyncio.sleep(0.2)
     await asyncio.sleep(0.5)  # and their catch-up reads
@@ -536,8 +630,14 @@ async def run(args: argparse.Namespace) -> None:
         gc.disable()
         note(f"plays vs /livez: {args.games} games, {args.rounds} x {args.duration}s each")
         plays = await plays_vs_trivial(args, server)
-        note(f"SSE: {args.subscribers} streams on {args.sse_games} games")
-        sse = await sse_phase(args, server) if args.subscribers else {"detail": []}
+        sse: dict[int, dict[str, Any]] = {}
+        for count in args.subscribers:
+            note(f"SSE: {count} streams on {args.sse_games} games")
+            sse[count] = await sse_phase(args, server, count)
+        fanout: dict[str, Any] = {"detail": None}
+        if args.fanout:
+            note(f"SSE fan-out: {args.fanout} streams on one game")
+            fanout = await fanout_phase(args, server)
     finally:
         gc.enable()
         await asyncio.to_thread(server.stop)
@@ -547,7 +647,10 @@ async def run(args: argparse.Namespace) -> None:
             "workers": args.workers,
             "appendfsync": label,
             **{k: v for k, v in plays.items() if k != "detail"},
-            **{k: v for k, v in sse.items() if k != "detail"},
+            **sse_summary(sse),
+            **(
+                {f"sse_last_of_{args.fanout}_ms": fanout["sse_last_of_n_ms"]} if args.fanout else {}
+            ),
             "games": args.games,
             "sse_games": args.sse_games,
             "sse_rate": args.sse_rate[0],
@@ -555,8 +658,25 @@ async def run(args: argparse.Namespace) -> None:
         }
     )
     emit({"bench": "http.plays", "workers": args.workers, **plays["detail"]})
-    for detail in sse["detail"]:
-        emit({"bench": "http.sse", "workers": args.workers, **detail})
+    for result in sse.values():
+        for detail in result["detail"]:
+            emit({"bench": "http.sse", "workers": args.workers, **detail})
+    if fanout["detail"] is not None:
+        emit({"bench": "http.fanout", "workers": args.workers, **fanout["detail"]})
+
+
+def sse_summary(sse: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """The summary line's SSE figures: the first subscriber count's under the plain names
+    (``sse_p50_ms``...), every count's as ``sse_p50_ms_<count>``/``sse_p99_ms_<count>``."""
+    out: dict[str, Any] = {}
+    for number, (count, result) in enumerate(sse.items()):
+        if number == 0:
+            out.update({k: v for k, v in result.items() if k != "detail"})
+            out["subscribers"] = count
+        out[f"sse_p50_ms_{count}"] = result["sse_p50_ms"]
+        out[f"sse_p99_ms_{count}"] = result["sse_p99_ms"]
+        out[f"sse_by_rate_{count}"] = result["sse_by_rate"]
+    return out
 
 
 def main() -> None:
@@ -564,8 +684,19 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1, help="server worker processes")
     parser.add_argument("--games", type=int, default=100, help="concurrent games (connections)")
     parser.add_argument("--duration", type=float, default=8.0, help="seconds per phase")
-    parser.add_argument("--rounds", type=int, default=2, help="plays/trivial alternations")
-    parser.add_argument("--subscribers", type=int, default=1000, help="SSE streams (0: skip)")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="rounds of plays, /livez and /readyz (rotated)"
+    )
+    parser.add_argument(
+        "--subscribers",
+        type=lambda text: [int(x) for x in text.split(",") if int(x)],
+        default=[1000, 5000],
+        help="SSE streams over --sse-games games; comma-separated: one measurement each (0: skip)",
+    )
+    parser.add_argument(
+        "--fanout", type=int, default=10_000, help="SSE streams on one game (0: skip)"
+    )
+    parser.add_argument("--fanout-commands", type=int, default=5)
     parser.add_argument("--sse-games", type=int, default=25)
     parser.add_argument(
         "--sse-rate",
@@ -579,7 +710,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=300.0, help="give up after (seconds)")
     args = parser.parse_args()
-    raise_fd_limit(args.subscribers + args.games * 2 + 1024)
+    raise_fd_limit(max([*args.subscribers, args.fanout]) + args.games * 2 + 1024)
     exit_on_sigterm()
     try:
         import uvloop
