@@ -65,6 +65,7 @@ def build_images() -> None:
     """The stand-in base images (cached by recipe) and the project's image from
     ``deploy/Dockerfile``, built for real."""
     subprocess.run([str(DEPLOY / "local-images" / "build.sh")], check=True, timeout=900)
+    previous = podman("image", "inspect", "--format", "{{.Id}}", APP_IMAGE, check=False)
     mounts: list[str] = []
     build_args = ["--build-arg", f"PYTHON_IMAGE={PYTHON_IMAGE}"]
     ca_bundle = os.environ.get("SSL_CERT_FILE", "/etc/ssl/certs/ca-certificates.crt")
@@ -90,6 +91,10 @@ def build_images() -> None:
         str(REPO),
         timeout=600,
     )
+    # The image this build replaced, now untagged, goes (each is a few hundred MB).
+    current = podman("image", "inspect", "--format", "{{.Id}}", APP_IMAGE).stdout.strip()
+    if previous.returncode == 0 and previous.stdout.strip() != current:
+        podman("rmi", previous.stdout.strip(), check=False)
 
 
 def image_size_mb(image: str) -> float:
@@ -153,7 +158,7 @@ class Scope:
 
     def remove(self) -> None:
         for container in reversed(self.containers):
-            podman("rm", "-f", "-t", "0", container, check=False)
+            podman("rm", "-f", "-v", "-t", "0", container, check=False)  # -v: its anonymous /data
         for volume in self.volumes:
             podman("volume", "rm", "-f", volume, check=False)
         for network in self.networks:
