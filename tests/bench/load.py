@@ -33,6 +33,9 @@ One JSON object per run on stdout (progress on stderr):
   duplicates, out-of-order ids, resyncs, and seats ending a game in different states;
 - ``redis_bytes_per_game``: Redis ``used_memory`` after - before / games (finished games stay in
   Redis); ``redis_key_bytes_per_game``: ``MEMORY USAGE`` of a sample of games' keys;
+- ``redis_bytes_per_event_byte``: after ``allfours expire`` and the TTLs, what the finished
+  games hold in Redis (their keys, the lobby, the due-index) over their events' bytes (see
+  :func:`memory_after_expiry`; split in ``detail.memory_after_expiry``);
 - ``rss_bytes_per_game``: (peak - initial) sum of the server processes' ``VmRSS`` / games;
 - ``cpu_cores``: CPU used (in cores; the machine has ``cores``) over the play and over the
   steady window (``cpu_cores_steady``) by the servers, Redis, this client, other processes (the
@@ -51,6 +54,8 @@ import gc
 import math
 import os
 import random
+import subprocess
+import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -60,6 +65,7 @@ import msgspec
 from _common import (
     DECODE_CREATED,
     DECODE_GRANTED,
+    ROOT,
     Conn,
     HttpError,
     Server,
@@ -528,6 +534,71 @@ async def key_bytes_per_game(client: Any, game_ids: list[str]) -> float | None:
     return sum(totals) / len(totals)
 
 
+async def memory_after_expiry(
+    client: Any, redis_url: str, mem_before: int, games: int
+) -> dict[str, Any]:
+    """Redis bytes per finished game once the idempotency records are gone, over its events'.
+
+    Runs the operator's ``allfours expire --older-than 0 --ttl 1`` on the store, waits for the
+    TTLs to pass and reads every game key (so Redis drops an expired one now, not at its
+    leisure), then compares ``MEMORY USAGE`` (every element counted) of what the games hold
+    (their own keys, the lobby's keys and the due-index) with the bytes of their events (the
+    ``e`` field of each stream entry, summed): ``redis_bytes_per_event_byte``. The detail splits
+    a game's keys by kind, counts the command ids that ride on the streams (part of the log's
+    entries, not events) and gives ``used_memory``'s growth since before the run too (which
+    also holds fixed costs: buffers, the script cache, the allocator's slack).
+    """
+    env = {**os.environ, "REDIS_URL": redis_url, "ALLFOURS_LOG_LEVEL": "warning"}
+    command = [sys.executable, "-m", "server.cli", "expire", "--older-than", "0", "--ttl", "1"]
+    done = await asyncio.to_thread(
+        subprocess.run, command, cwd=ROOT, env=env, capture_output=True, check=True
+    )
+    expired = msgspec.json.decode(done.stdout)
+    await asyncio.sleep(1.5)
+    ids = [
+        k.decode().split("{", 1)[1].split("}", 1)[0]
+        async for k in client.scan_iter(match="allfours:{*}:events", count=1000)
+    ]
+    by_kind: Counter[str] = Counter()
+    event_bytes = command_bytes = entries = 0
+    for game_id in ids:
+        keys = [k async for k in client.scan_iter(match=f"allfours:{{{game_id}}}:*", count=100)]
+        for key in keys:  # an expired key read is deleted now; one still there is measured
+            used = await client.memory_usage(key, samples=0)
+            if used is not None:
+                by_kind[key.decode().rsplit(":", 1)[1]] += used
+        for _, fields in await client.xrange(f"allfours:{{{game_id}}}:events"):
+            event_bytes += len(fields[b"e"])
+            command_bytes += len(fields.get(b"c", b""))
+            entries += 1
+    lobby = 0
+    async for key in client.scan_iter(match="allfours:{lobby}:*", count=100):
+        lobby += await client.memory_usage(key, samples=0) or 0
+    due = await client.memory_usage("allfours:due", samples=0) or 0
+    mem_after = int((await redis_info(client, "memory"))["used_memory"])
+    n = max(len(ids), 1)
+    owned = sum(by_kind.values()) + lobby + due
+    return {
+        "redis_bytes_per_event_byte": round(owned / max(event_bytes, 1), 3),
+        "memory_after_expiry": {
+            "games": len(ids),
+            "games_expired": len(expired["expiring"]),
+            "event_bytes_per_game": round(event_bytes / n),
+            "command_id_bytes_per_game": round(command_bytes / n),
+            "events_per_game": round(entries / n, 1),
+            "redis_bytes_per_game": round(owned / n),
+            "key_bytes_per_game": {kind: round(b / n) for kind, b in sorted(by_kind.items())},
+            "stream_over_event_bytes": round(by_kind["events"] / max(event_bytes, 1), 3),
+            "lobby_bytes_per_game": round(lobby / n),
+            "due_index_bytes": due,
+            "used_memory_growth_per_game": round((mem_after - mem_before) / max(games, 1)),
+            "used_memory_growth_over_event_bytes": round(
+                (mem_after - mem_before) / max(event_bytes, 1), 3
+            ),
+        },
+    }
+
+
 # --- one run ---------------------------------------------------------------------------------
 
 
@@ -590,6 +661,7 @@ async def run_fleet(args: argparse.Namespace, instances: int, redis_url: str) ->
             async for k in rclient.scan_iter(match="allfours:{*}:events", count=1000)
         ][:50]
         key_bytes = await key_bytes_per_game(rclient, sample_ids)
+        memory = await memory_after_expiry(rclient, redis_url, mem_before, games)
         peak_rss = max(s.rss for s in sampler.samples)
         play_samples = [s for s in sampler.samples if s.t >= started]
         steady = steady_window(play_samples, args.games)
@@ -618,6 +690,7 @@ async def run_fleet(args: argparse.Namespace, instances: int, redis_url: str) ->
             "errors": errors,
             "redis_bytes_per_game": round((mem_after - mem_before) / games),
             "rss_bytes_per_game": round((peak_rss - sampler.baseline_rss) / games),
+            "redis_bytes_per_event_byte": memory["redis_bytes_per_event_byte"],
             "wall_s": round(play_s, 1),
             "rules": {"target": args.target},
             "streams": f"one SSE stream per seat: 4 per game, {4 * args.games}",
@@ -645,6 +718,7 @@ async def run_fleet(args: argparse.Namespace, instances: int, redis_url: str) ->
                 "redis_used_memory_before": mem_before,
                 "redis_used_memory_after": mem_after,
                 "redis_key_bytes_per_game": round(key_bytes) if key_bytes is not None else None,
+                "memory_after_expiry": memory["memory_after_expiry"],
                 "server_rss_before": sampler.baseline_rss,
                 "server_rss_peak": peak_rss,
                 "server_rss_end": last.rss,
