@@ -16,7 +16,7 @@ _native = _compiled.compiled_path(Path(__file__).parent, os.environ)
 if _native is not None:
     __path__.insert(0, _native)
 
-from domain.bots import BOTS, Bot, heuristic_bot, random_bot
+from domain.bots import BOTS, Bot, SeatSight, heuristic_bot, random_bot
 from domain.cards import CODES, Card, code, parse
 from domain.commands import (
     Abort,
@@ -76,10 +76,20 @@ from domain.fairness import (
     derive_first_dealer,
     verify,
 )
-from domain.legal import legal_actions, seat_actions
+from domain.legal import legal_actions, legal_moves, seat_actions
 from domain.rules import DEFAULT_TURN_SECONDS, Rules
 from domain.state import AWAY_AFTER_TIMEOUTS, EndReason, Phase, Player, State, next_seat, team_of
-from domain.visibility import SPECTATOR, PlayedCard, SeatView, View, Viewer, redact, view
+from domain.visibility import (
+    SPECTATOR,
+    BotView,
+    PlayedCard,
+    SeatView,
+    View,
+    Viewer,
+    bot_view,
+    redact,
+    view,
+)
 
 __all__ = [
     "AWAY_AFTER_TIMEOUTS",
@@ -93,6 +103,7 @@ __all__ = [
     "Beg",
     "Begged",
     "Bot",
+    "BotView",
     "Card",
     "CardPlayed",
     "ComeBack",
@@ -132,6 +143,7 @@ __all__ = [
     "SeatAway",
     "SeatBack",
     "SeatCommand",
+    "SeatSight",
     "SeatView",
     "SeedRevealed",
     "Stand",
@@ -146,6 +158,7 @@ __all__ = [
     "View",
     "Viewer",
     "ViolationCode",
+    "bot_view",
     "code",
     "commit",
     "decide",
@@ -157,6 +170,7 @@ __all__ = [
     "hand_awards",
     "heuristic_bot",
     "legal_actions",
+    "legal_moves",
     "next_seat",
     "parse",
     "random_bot",

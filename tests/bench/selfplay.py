@@ -1,16 +1,26 @@
 """Self-play benchmark: complete bot-vs-bot games in-process, then folding their logs.
 
-Prints one JSON object per line. Run with ``uv run python tests/bench/selfplay.py [--games N]``.
+Prints one JSON object per line. Run with ``uv run python tests/bench/selfplay.py [--games N]``;
+``ALLFOURS_PURE_PYTHON=1`` measures the pure-Python engine instead of the compiled build (see
+``domain/compiled.py``), and ``PYTHONPATH=<a checkout of another commit>`` another engine.
+``games_per_cpu_s`` counts this process's CPU time only, which on a busy machine is the steadier
+figure; compare engines in the same run, alternately.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import time
 
 from domain import fold
 from domain.autoplay import play_game
+
+
+def compiled_engine() -> bool:
+    """Whether the engine's modules run compiled in this process."""
+    return not (importlib.import_module("domain.decide").__file__ or "").endswith(".py")
 
 
 def main() -> None:
@@ -43,6 +53,7 @@ def main() -> None:
         json.dumps(
             {
                 "bench": "selfplay",
+                "engine": "compiled" if compiled_engine() else "pure",
                 "bots": args.bots,
                 "games": args.games,
                 "games_per_s": round(args.games / play_s, 1),
