@@ -15,7 +15,7 @@ from litestar import Litestar, Request
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.exceptions import ValidationException
-from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
+from litestar.plugins.prometheus import PrometheusController
 
 from server.api.auth import SeatAuth
 from server.api.context import AppContext
@@ -25,7 +25,7 @@ from server.api.docs_ui import spec_at_root
 from server.api.edge import wrap_edges
 from server.api.games import GamesController
 from server.api.health import HealthController
-from server.api.metrics import Metrics
+from server.api.metrics import Metrics, request_metrics
 from server.api.problems import EXCEPTION_HANDLERS
 from server.api.ratelimit import RateLimiter
 from server.api.request_guard import check_bot_target, check_content_type, is_creation
@@ -183,9 +183,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         plugins=[StrictStructSchemaPlugin()],
         request_max_body_size=settings.max_body_bytes,
         cors_config=cors_config(settings.cors_origins),
-        middleware=[
-            PrometheusConfig(app_name="allfours", group_path=True).middleware,
-        ],
+        middleware=[request_metrics],
         openapi_config=openapi_config(),
         logging_config=None,  # logs are configured by `configure_logging` (JSON lines)
         debug=False,
