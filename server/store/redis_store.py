@@ -411,11 +411,14 @@ class FairConnectionPool(BlockingConnectionPool):
         self._lent: set[int] = set()  # ids of connections handed out through a turn
 
     async def get_connection(self, *args: Any, **kwargs: Any) -> Any:
-        try:
-            async with asyncio.timeout(self.timeout):
-                await self._turns.acquire()
-        except TimeoutError as exc:
-            raise RedisConnectionError("No connection available.") from exc
+        if self._turns.locked():  # (a turn free and nobody queued: taken at once, no timer)
+            try:
+                async with asyncio.timeout(self.timeout):
+                    await self._turns.acquire()
+            except TimeoutError as exc:
+                raise RedisConnectionError("No connection available.") from exc
+        else:
+            await self._turns.acquire()
         try:
             connection = await super().get_connection(*args, **kwargs)  # type: ignore[no-untyped-call]
         except BaseException:
