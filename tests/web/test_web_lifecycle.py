@@ -27,7 +27,8 @@ async def test_a_clocked_table_from_the_form_then_a_rematch_in_the_same_seat(
     form = page.locator("#new-table")
     for seat, choice in enumerate(["you", "heuristic", "heuristic", "random"]):
         await form.locator(f'select[name="seat{seat}"]').select_option(choice)
-    await form.locator('input[name="target"]').fill("3")
+    # 5: more than a kick can score (3 for a jack), so the person always gets a first turn.
+    await form.locator('input[name="target"]').fill("5")
     await form.locator('select[name="turn_seconds"]').select_option("60")
     await form.get_by_role("button", name="Open the table").click()
     await page.wait_for_url("**/table/*")
@@ -35,7 +36,7 @@ async def test_a_clocked_table_from_the_form_then_a_rematch_in_the_same_seat(
     await wait_for_table(page)
 
     view = await view_of(api, game_id)
-    assert view["rules"]["target"] == 3 and view["rules"]["turn_seconds"] == 60
+    assert view["rules"]["target"] == 5 and view["rules"]["turn_seconds"] == 60
     countdown = page.locator(".controls .countdown")
     await countdown.wait_for()  # the person is to act: the clock runs
     assert re.fullmatch(r"[01]:\d\d", await countdown.text_content() or "")
@@ -48,7 +49,7 @@ async def test_a_clocked_table_from_the_form_then_a_rematch_in_the_same_seat(
     assert (await view_of(api, game_id))["rematch"] == rematch_id
     new_view = await view_of(api, rematch_id)
     assert new_view["seats"][0]["name"] == "Ann"
-    assert new_view["rules"]["target"] == 3
+    assert new_view["rules"]["target"] == 5
     assert "You are seat 1" in (await page.text_content(".who") or "")
 
 

@@ -8,6 +8,8 @@ import { apply, freshLines, initial, isBusy } from "./state.js";
 import { clockText, orderedActions, renderTable } from "./table.js";
 import { forgetSeat, keepSeat, playerName, seatOf } from "./seats.js";
 
+const SNAPSHOT_WAIT_MS = 150;
+
 const CONNECTION_TEXT = {
   connecting: "Connecting…",
   live: "Live",
@@ -21,6 +23,7 @@ export function mountTable(root, gameId, { navigate, askName }) {
   let stopStream = null;
   let loading = false;
   let reloadAgain = false;
+  let reloadTimer = null;
   let unmounted = false;
 
   const handlers = {
@@ -40,8 +43,18 @@ export function mountTable(root, gameId, { navigate, askName }) {
     if (before.view?.to_act !== state.view?.to_act && isMyTurn()) announce(yourTurnText());
     showConnection(state.connection);
     document.title = isMyTurn() ? "▶ Your turn · All Fours" : "All Fours: table"; // seen from other tabs
-    if (state.stale) reloadView();
+    if (state.stale) reloadSoon();
     draw();
+  }
+
+  /** A stale view is fetched a moment later, unless the stream's own view snapshot (sent
+   * after each batch of events) has brought it up to date by then. */
+  function reloadSoon() {
+    if (reloadTimer) return;
+    reloadTimer = setTimeout(() => {
+      reloadTimer = null;
+      if (!unmounted && state.stale) reloadView();
+    }, SNAPSHOT_WAIT_MS);
   }
 
   function isMyTurn() {
@@ -232,6 +245,7 @@ export function mountTable(root, gameId, { navigate, askName }) {
   return () => {
     unmounted = true;
     clearInterval(ticker);
+    clearTimeout(reloadTimer);
     document.removeEventListener("keydown", onKey);
     stopStream?.();
     showConnection(null);
