@@ -17,13 +17,39 @@ import contextlib
 import logging
 from collections.abc import Callable
 
-from server.errors import ServiceError
-from server.service import GameService
-from server.store import EventStore, StoreUnavailable
+from domain import Command, Expire, RuleViolation, TimeOut
+from server.errors import ServiceError, VersionConflict
+from server.service import CommandResult, GameService
+from server.store import Due, EventStore, StoreUnavailable
 
 _log = logging.getLogger("allfours.deadlines")
 
-__all__ = ["DeadlineSweeper"]
+__all__ = ["DeadlineSweeper", "fire_due"]
+
+
+async def fire_due(service: GameService, game_id: str) -> CommandResult | None:
+    """Do what time alone does to the game now (a turn's timeout, or a waiting table's
+    expiry), if it is due: decided on the game's version as stored, and appended at that
+    version with a command id naming it, so a move that lands first wins and two instances
+    can never fire the same timeout twice. None when nothing was due (the game's due-index
+    entry is corrected then: only if the game is still at the version it was judged on)."""
+    now = service.clock()
+    state = await service.state(game_id)
+    due = state.wakeup_at
+    command: Command | None = None
+    if state.phase == "seating" and state.expires_at is not None:
+        command = Expire()
+    elif state.deadline is not None and state.to_act is not None:
+        command = TimeOut(state.to_act)
+    if command is None or due is None or now < due:
+        await service.store.fix_due(game_id, state.version, Due(due))
+        return None
+    try:
+        return await service.run(
+            game_id, [command], f"due:{state.version}", expected_version=state.version
+        )
+    except (VersionConflict, RuleViolation):
+        return None  # someone moved first: the new state has its own deadline
 
 
 class DeadlineSweeper:
@@ -72,7 +98,7 @@ class DeadlineSweeper:
     async def _fire(self, game_id: str) -> int:
         async with self._concurrency:
             try:
-                result = await self._service.fire_due(game_id)
+                result = await fire_due(self._service, game_id)
             except ServiceError:
                 # The game is gone or busy: the index entry stays, the next pass tries again.
                 _log.info("could not fire the deadline of game %s", game_id, exc_info=True)

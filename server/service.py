@@ -26,15 +26,12 @@ from domain import (
     Command,
     CreateGame,
     Event,
-    Expire,
     Join,
-    NoteRematch,
     PlayerCommand,
     Rules,
     RuleViolation,
     SeatCommand,
     State,
-    TimeOut,
     execute,
     fold,
 )
@@ -198,7 +195,7 @@ class GameService:
             if kind is not None and kind not in BOTS:
                 raise ValueError(f"unknown bot kind {kind!r}")
         if game_id is None:
-            game_id = new_game_id() if idempotency_key is None else _id_for_key(idempotency_key)
+            game_id = new_game_id() if idempotency_key is None else game_id_for_key(idempotency_key)
         # The seed is stored (and kept) before anything else: a retried creation reuses it.
         seed = await self.store.put_secret(game_id, secrets.token_hex(32))
         now = self.clock()
@@ -297,58 +294,6 @@ class GameService:
         """Store whatever the game owes itself (deals, bot moves, seed reveal), if anything.
         Any instance may call this at any time; racing calls never fork the game."""
         return await self.run(game_id, [])
-
-    async def fire_due(self, game_id: str) -> CommandResult | None:
-        """Do what time alone does to the game now (a turn's timeout, or a waiting table's
-        expiry), if it is due: decided on the game's version as stored, and appended at that
-        version with a command id naming it, so a move that lands first wins and two
-        instances can never fire the same timeout twice. None when nothing was due (the
-        game's due-index entry is corrected then)."""
-        now = self.clock()
-        entry = await self._fresh(game_id)
-        state = entry.state
-        command: Command
-        if state.phase == "seating" and state.expires_at is not None:
-            command = Expire()
-        elif state.deadline is not None and state.to_act is not None:
-            command = TimeOut(state.to_act)
-        else:
-            command = None  # type: ignore[assignment]
-        due = state.wakeup_at
-        if command is None or due is None or now < due:
-            await self.store.fix_due(game_id, state.version, Due(due))
-            return None
-        try:
-            return await self.run(
-                game_id, [command], f"due:{state.version}", expected_version=state.version
-            )
-        except (VersionConflict, RuleViolation):
-            return None  # someone moved first: the new state has its own deadline
-
-    async def rematch(self, game_id: str) -> CommandResult:
-        """Open the rematch of a finished game (the same one for everyone who asks): the same
-        rules and bots, each person's seat kept for them for a while. The old game records
-        the new table's id, so everyone following it learns where to go."""
-        state = await self.state(game_id)
-        if state.phase != "ended":
-            raise RuleViolation("wrong_phase", "a rematch follows the end of the game")
-        bots = [None if p is None or p.bot is None else p.bot for p in state.players]
-        people = tuple(seat for seat, kind in enumerate(bots) if kind is None)
-        new_id = _id_for_key(f"rematch:{game_id}")
-        created = await self.create_game(
-            state.rules,
-            bots,
-            f"rematch:{game_id}",
-            game_id=new_id,
-            rematch_of=game_id,
-            reserved=people,
-        )
-        try:
-            await self.run(game_id, [NoteRematch(new_id)], f"rematch:{new_id}")
-        except RuleViolation as exc:
-            if exc.code != "rematch_exists":
-                raise
-        return created
 
     async def run(
         self,
@@ -522,7 +467,7 @@ def _decide_owed(state: State, seed: str, at: int) -> tuple[State, list[Event]]:
         events.extend(produced)
 
 
-def _id_for_key(idempotency_key: str) -> str:
+def game_id_for_key(idempotency_key: str) -> str:
     """A retried creation with the same key names the same game, so it cannot create two.
     The first of the key's hashes whose slot a cluster's sweeper reads (64 tries on average)."""
     n = 0

@@ -64,6 +64,7 @@ from server.codec import decode_event, redact_bytes
 from server.errors import Forbidden, GameNotFinished, GameNotFound, SeatMismatch
 from server.lobby import GamePage, Status
 from server.ops.archive import read_archived
+from server.rematch import open_rematch
 
 GameId = Annotated[str, Parameter(pattern=r"^[A-Za-z0-9_-]{1,64}$", description="The game's id")]
 SeatPath = Annotated[int, Parameter(ge=0, le=3, description="Seat 0..3, counterclockwise")]
@@ -350,7 +351,7 @@ class GamesController(Controller):
         self, request: Request[Any, Any, Any], game_id: GameId, ctx: AppContext
     ) -> GameRef:
         await ctx.auth.seat_of(game_id, token_of(request), required=True)
-        result = await ctx.service.rematch(game_id)
+        result = await open_rematch(ctx.service, game_id)
         return GameRef(result.game_id, result.version, result.duplicate)
 
     @post(

@@ -29,6 +29,7 @@ from server.codec import decode_event
 from server.deadlines import DeadlineSweeper
 from server.errors import Unauthorized
 from server.lobby import Lobby
+from server.rematch import open_rematch
 from server.service import GameService
 from server.store import RedisEventStore, connect_store
 from server.store.keys import due_key
@@ -281,8 +282,8 @@ async def test_a_rematch_keeps_the_seats_for_their_people(
     from domain import Resign
 
     await service.play(game, Resign(0))
-    rematch = await service.rematch(game)
-    assert (await service.rematch(game)).game_id == rematch.game_id  # one rematch for all
+    rematch = await open_rematch(service, game)
+    assert (await open_rematch(service, game)).game_id == rematch.game_id  # one for all
     old_log = await log_of(service, game)
     assert [e for e in old_log if isinstance(e, RematchCreated)] == [
         RematchCreated(at=clock.now, game_id=rematch.game_id)
