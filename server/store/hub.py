@@ -8,10 +8,11 @@ grow with the number of games followed. So:
 - the hub keeps one :class:`~server.store.subscription.Feed` per followed game, and **one**
   Pub/Sub connection per process subscribed to their channels
   (:class:`~server.store.doorbells.Doorbells`);
-- a doorbell puts its feed on the *due* list; one puller task reads the new entries of every
-  due feed (a pipeline of ``XRANGE``, one per rung game, through the command client) and pushes
-  them into the subscribers' bounded queues without waiting: a subscriber whose queue is full is
-  dropped (:class:`~server.store.errors.SubscriberLagged`) rather than slowing the others.
+- a doorbell puts its feed on the *due* list; one task reads the new entries of every due feed
+  (a pipeline of ``XRANGE``, one per rung game, through the command client:
+  :mod:`server.store.puller`), and the hub pushes them into the subscribers' bounded queues
+  without waiting: a subscriber whose queue is full is dropped
+  (:class:`~server.store.errors.SubscriberLagged`) rather than slowing the others.
 
 So an idle followed game costs an entry in Redis' Pub/Sub table and nothing per append. (The
 hub used to block in one ``XREAD`` naming every followed stream: each append to any of them
@@ -33,25 +34,22 @@ the cluster variant (:mod:`server.store.cluster_hub`) also *sweeps* once per rou
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
 from typing import Any
 
 from .clients import RedisClient
-from .doorbells import BACKOFF_MAX, BACKOFF_MIN, RETRY_ON, Connector, Doorbells, backoff_delay
+from .doorbells import Connector, Doorbells
 from .entries import decode_entry
 from .errors import ResyncRequired, StoreError, SubscriptionDropped
 from .keys import validate_game_id
 from .model import StoredEvent
 from .port import EventReader
+from .puller import Puller
 from .subscription import Feed, Subscription
 
 __all__ = ["SubscriptionHub"]
 
 log = logging.getLogger(__name__)
-
-_READ_COUNT = 512  # entries per stream per pull
-_PULL_STREAMS = 256  # streams per pipelined pull
 
 
 class SubscriptionHub:
@@ -85,8 +83,7 @@ class SubscriptionHub:
         self._reads = asyncio.Semaphore(read_concurrency)
         self._feeds: dict[str, Feed] = {}  # games with subscribers
         self._by_channel: dict[bytes, Feed] = {}  # feeds started (or starting): channels wanted
-        self._due: dict[bytes, Feed] = {}  # feeds to read, in the order they rang
-        self._puller: asyncio.Task[None] | None = None
+        self._puller = Puller(commands, self._deliver, self._follows)
         self._closed = False
 
     # -- public ------------------------------------------------------------------------------
@@ -137,9 +134,7 @@ class SubscriptionHub:
             for subscription in list(feed.subscribers):
                 subscription.close()
         await self._doorbells.close()
-        while self._puller is not None and not self._puller.done():
-            self._puller.cancel()
-            await asyncio.wait({self._puller}, timeout=0.1)
+        await self._puller.close()
 
     # -- what subscriptions ask (FeedHost) ---------------------------------------------------
 
@@ -179,7 +174,7 @@ class SubscriptionHub:
             and feed.listening
             and not (data.isdigit() and int(data) <= feed.last)
         ):
-            self._pull(feed)
+            self._puller.due(feed)
 
     def listening(self, channel: bytes) -> None:
         feed = self._by_channel.get(channel)
@@ -187,7 +182,7 @@ class SubscriptionHub:
             # From now on every append rings; read what came before the bell could.
             feed.listening = True
             if feed.started:
-                self._pull(feed)
+                self._puller.due(feed)
 
     def disconnected(self) -> None:
         # Until each subscription is confirmed again, a feed is not read (not even a retry):
@@ -204,7 +199,7 @@ class SubscriptionHub:
             feeds = [f for f in self._by_channel.values() if f.started and f.listening]
             for feed, length in await self._check_lengths(feeds):
                 if length > feed.last:
-                    self._pull(feed)
+                    self._puller.due(feed)
 
     # -- feeds -------------------------------------------------------------------------------
 
@@ -216,7 +211,7 @@ class SubscriptionHub:
             feed.last = await self._reader.current_version(feed.game_id)
         feed.started = True
         if feed.listening and self._by_channel.get(feed.channel) is feed:
-            self._pull(feed)
+            self._puller.due(feed)
 
     def _forget(self, feed: Feed) -> None:
         """The feed has no subscriber left (or was dropped): stop following its game."""
@@ -225,8 +220,11 @@ class SubscriptionHub:
         if self._by_channel.get(feed.channel) is feed:
             del self._by_channel[feed.channel]
             self._doorbells.unwant(feed.channel)
-        if self._due.get(feed.channel) is feed:
-            del self._due[feed.channel]
+        self._puller.forget(feed)
+
+    def _follows(self, feed: Feed) -> bool:
+        """Whether ``feed`` is (still) the one that follows its game."""
+        return self._by_channel.get(feed.channel) is feed
 
     def _deliver(self, feed: Feed, entries: list[Any]) -> None:
         """Push stream entries to the feed's subscribers, skipping versions already pushed."""
@@ -267,49 +265,3 @@ class SubscriptionHub:
     def _drop(self, feed: Feed, failure: type[SubscriptionDropped], reason: str) -> None:
         feed.drop(failure, reason)
         self._forget(feed)
-
-    # -- reading the games that rang ---------------------------------------------------------
-
-    def _pull(self, feed: Feed) -> None:
-        """Read the feed's new entries soon (with those of every other feed that rang)."""
-        self._due[feed.channel] = feed
-        if (self._puller is None or self._puller.done()) and not self._closed:
-            self._puller = asyncio.create_task(self._pull_due(), name="allfours-store-puller")
-
-    async def _pull_due(self) -> None:
-        backoff = BACKOFF_MIN
-        while self._due and not self._closed:
-            taken = [self._due.pop(c) for c in list(itertools.islice(self._due, _PULL_STREAMS))]
-            batch = [f for f in taken if self._by_channel.get(f.channel) is f and f.listening]
-            try:
-                replies = await self._read_after_last(batch)
-            except Exception as exc:
-                # Redis away (or a bug): try again; a feed that is no longer followed, or
-                # waits for its subscription to be confirmed, is left out then.
-                if isinstance(exc, RETRY_ON):
-                    log.debug("store hub could not read rung games: %s", exc)
-                else:
-                    log.exception("store hub failed to read rung games; retrying")
-                for feed in batch:
-                    self._due.setdefault(feed.channel, feed)
-                await asyncio.sleep(backoff_delay(backoff))
-                backoff = min(backoff * 2, BACKOFF_MAX)
-                continue
-            backoff = BACKOFF_MIN
-            for feed, entries in zip(batch, replies, strict=True):
-                if self._by_channel.get(feed.channel) is not feed:
-                    continue  # no longer followed while we read
-                if entries:
-                    self._deliver(feed, entries)
-                if len(entries) == _READ_COUNT:
-                    self._due.setdefault(feed.channel, feed)  # more to come
-
-    async def _read_after_last(self, feeds: list[Feed]) -> list[Any]:
-        """Each feed's entries after its last delivered version: one pipeline, no BLOCK."""
-        if not feeds:
-            return []
-        async with self._commands.pipeline(transaction=False) as pipe:
-            for feed in feeds:
-                pipe.xrange(feed.key, min=f"{feed.last + 1}-0", count=_READ_COUNT)
-            replies: list[Any] = await pipe.execute()
-        return replies

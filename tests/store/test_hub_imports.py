@@ -45,6 +45,6 @@ def test_no_store_module_imports_itself_back() -> None:
 
 def test_the_hubs_do_not_depend_on_the_store() -> None:
     graph = store_imports()
-    for hub in ("hub", "cluster_hub", "doorbells", "subscription"):
+    for hub in ("hub", "cluster_hub", "doorbells", "puller", "subscription"):
         assert "redis_store" not in reachable(graph, hub), hub
     assert "cluster_hub" not in reachable(graph, "hub")
