@@ -88,6 +88,7 @@ export function mountTable(root, gameId, { navigate, askName }) {
           // This person left the seat (or it was taken over): the token shows what anyone sees.
           forgetSeat(gameId);
           held = null;
+          state = { ...state, seat: null };
         }
         dispatch({ kind: "view", view });
       } while (reloadAgain && !unmounted);
