@@ -45,6 +45,34 @@ def frame(version: int, data: bytes) -> bytes:
     return b"id: %d\nevent: %s\ndata: %s\n\n" % (version, _event_type(data), data)
 
 
+class FrameCache:
+    """The frames built last, by (stored event, viewer), so that a game's many streams share
+    one frame per viewer instead of each redacting and formatting the event again.
+
+    The hub hands every subscriber of a game the same stored event object: the key is that
+    object's bytes (by identity, kept alive by the entry, so the identity cannot be reused
+    while cached), its version and the viewer. Oldest entries go first beyond ``size``.
+    """
+
+    def __init__(self, size: int = 1_024) -> None:
+        self._size = size
+        self._frames: dict[tuple[int, int, int | None], tuple[bytes, bytes]] = {}
+
+    def frame(self, version: int, data: bytes, viewer: int | None) -> bytes:
+        key = (id(data), version, viewer)
+        hit = self._frames.get(key)
+        if hit is not None and hit[0] is data:
+            return hit[1]
+        built = frame(version, redact_bytes(data, viewer))
+        if len(self._frames) >= self._size:
+            del self._frames[next(iter(self._frames))]
+        self._frames[key] = (data, built)
+        return built
+
+
+_FRAMES = FrameCache()
+
+
 async def sse_frames(
     ctx: AppContext, game_id: str, after: int, viewer: int | None, views: ViewFrames | None = None
 ) -> AsyncIterator[bytes]:
@@ -75,7 +103,7 @@ async def sse_frames(
             except ResyncRequired:
                 yield b"event: resync\ndata: {}\n\n"
                 return
-            yield frame(event.version, redact_bytes(event.data, viewer))
+            yield _FRAMES.frame(event.version, event.data, viewer)
             if viewer is not None and _event_type(event.data) in _SEAT_CHANGES:
                 changed = decode_event(event.data)
                 if getattr(changed, "seat", None) == viewer:
