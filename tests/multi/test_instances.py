@@ -178,7 +178,9 @@ async def test_instances_racing_on_the_bots_moves_never_fork_the_log(
 
         created = await create_game(fleet.clients[0], [None, "random", None, "random"], target=7)
         game = created["game_id"]
-        tokens = {seat: await take_seat(fleet.clients[seat], game, seat, "p") for seat in (0, 2)}
+        tokens = {
+            seat: await take_seat(fleet.clients[seat], game, seat, f"p{seat}") for seat in (0, 2)
+        }
         streams = [asyncio.create_task(Follower(fleet, i, game).follow()) for i in range(3)]
         outcomes: list[str] = []
         moves = 0
