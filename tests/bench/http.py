@@ -111,8 +111,11 @@ DECODE_ACCEPTED = msgspec.json.Decoder(Accepted)
 DECODE_PAGE = msgspec.json.Decoder(Page)
 DECODE_VIEW = msgspec.json.Decoder(SeatViewLite)
 
-CREATE_BODY = msgspec.json.encode({"rules": {"target": 99}, "bots": [None, None, None, None]})
-"""Long games (about 1,200 commands): none ends during a run."""
+CREATE_BODY = msgspec.json.encode(
+    {"rules": {"target": 99, "turn_seconds": None}, "bots": [None, None, None, None]}
+)
+"""Long games (about 1,200 commands): none ends during a run; no turn clock, so a game left
+waiting while the other phases run is not played by the server meanwhile."""
 
 
 @dataclass(slots=True)
