@@ -41,12 +41,13 @@ class Settings(msgspec.Struct, frozen=True):
     believed: the client is its rightmost address not among them. Empty: the peer itself."""
     max_connections_per_address: int = 64
     """Open connections one address may hold; beyond it its idlest idle one is closed, or the
-    new one refused (503) when none is idle. Trusted proxies are exempt."""
+    new one refused (429) when none is idle. Trusted proxies are exempt; 0: no cap."""
     max_connections: int = 2_048
-    """Open connections per worker (lowered to fit the open-file limit); the idlest idle one is
-    closed to make room, else the new one is refused."""
+    """Open connections per worker (lowered to fit the open-file limit; 0: that limit); the
+    idlest idle one is closed to make room, else the new one is refused (503)."""
     max_streams_per_address: int = 16
-    """SSE streams one client address may hold open at once (per worker); 429 beyond."""
+    """SSE streams one client address may hold open at once (per worker); 429 beyond; 0: no
+    cap."""
     read_timeout_s: float = 10.0
     """A request's headers and body must arrive within this (slow clients are closed)."""
     keep_alive_s: float = 5.0

@@ -223,9 +223,11 @@ def _open_file_limit() -> int:
 
 def guarded_protocol(settings: Settings) -> type[GuardedProtocol]:
     """A protocol class bound to this process's registry and ``settings``' limits."""
-    total = max(min(settings.max_connections, _open_file_limit() - _RESERVED_FILES), 1)
+    room = max(_open_file_limit() - _RESERVED_FILES, 1)
+    total = min(settings.max_connections, room) if settings.max_connections > 0 else room
+    per_address = settings.max_connections_per_address
     registry = _Registry(
-        per_address=max(settings.max_connections_per_address, 1),
+        per_address=per_address if per_address > 0 else total,
         total=total,
         trusted=[
             ipaddress.ip_network(n, strict=False)
