@@ -244,9 +244,9 @@ class GameService:
         With an ``idempotency_key`` the token is derived from it (HMAC with a per-game secret
         that never leaves Redis), so a retry after a lost answer gets the same token back,
         while the server still stores only the token's hash. ``claim``: the caller proved
-        they held this seat in the game this one is a rematch of."""
+        they held this seat in the game this one is a rematch of. The name must differ from
+        every other seat's, as of the version the seating is stored at (``NameTaken``)."""
         state = await self.state(game_id)
-        check_distinct([None if p is None else p.name for p in state.players], seat, name)
         if idempotency_key is None:
             token = new_token(game_id, seat)
             command_id = None
@@ -254,13 +254,21 @@ class GameService:
             key = await self.store.put_secret(game_id, secrets.token_hex(32), name="token-key")
             token = derived_token(game_id, seat, key, idempotency_key)
             command_id = f"seat{seat}:join:{idempotency_key}"
-        result = await self.run(
-            game_id,
-            [Join(seat, name, None, claim=claim)],
-            command_id,
-            seat_token=(seat, token_hash(token)),
-        )
-        return SeatGrant(game_id, seat, token, result.version, result.duplicate)
+        for _ in range(self._max_attempts):
+            check_distinct([None if p is None else p.name for p in state.players], seat, name)
+            try:
+                result = await self.run(
+                    game_id,
+                    [Join(seat, name, None, claim=claim)],
+                    command_id,
+                    state.version,  # the names checked are the names when it is stored
+                    seat_token=(seat, token_hash(token)),
+                )
+            except VersionConflict:
+                state = await self.state(game_id)
+                continue
+            return SeatGrant(game_id, seat, token, result.version, result.duplicate)
+        raise TooManyConflicts(f"game {game_id} is too busy; retry")
 
     async def add_bot(self, game_id: str, seat: int, kind: str) -> CommandResult:
         if kind not in BOTS:

@@ -147,3 +147,21 @@ async def test_open_streams_are_capped_per_address(quota_server: ServerProcess) 
         await asyncio.sleep(0.3)
         async with client.stream("GET", path, headers=me) as again:
             assert again.status_code == 200
+
+
+async def test_two_people_racing_for_one_name_on_two_instances(
+    client: httpx.AsyncClient, second_client: httpx.AsyncClient
+) -> None:
+    """The names are checked as of the version the seating is stored at: of two seatings
+    with one name at once, on two instances, exactly one gets it."""
+    for round_ in range(5):
+        game_id = (await create_game(client, [None, None, None, None]))["game_id"]
+        name = f"Twin {round_}"
+        answers = await asyncio.gather(
+            client.post(f"/v1/games/{game_id}/seats/1", json={"name": name}),
+            second_client.post(f"/v1/games/{game_id}/seats/2", json={"name": name}),
+        )
+        assert sorted(a.status_code for a in answers) == [201, 409], [a.text for a in answers]
+        problem_of(next(a for a in answers if a.status_code == 409), 409, "name_taken")
+        seats = (await client.get(f"/v1/games/{game_id}")).json()["seats"]
+        assert [s["name"] for s in seats].count(name) == 1
