@@ -1,6 +1,7 @@
 # Two commands: `make run` starts the server on an embedded Redis, `make test` runs every check.
 # Both bootstrap themselves on a machine that has only python3 and make: uv comes from pip when
-# it is missing, and the environment is synced from the committed uv.lock.
+# it is missing, and the environment is synced from the committed uv.lock. `make run` installs
+# only what running needs; `make test` (and every other target) the dev tools too.
 
 PYTHON ?= python3
 UV := $(shell command -v uv 2>/dev/null || echo "$(PYTHON) -m uv")
@@ -10,14 +11,20 @@ RUN := $(UV) run --locked
 
 PYTEST_ARGS ?=
 
+BOOTSTRAP_UV := command -v uv >/dev/null 2>&1 || $(PYTHON) -m uv --version >/dev/null 2>&1 || \
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check uv
+
 env:
-	@command -v uv >/dev/null 2>&1 || $(PYTHON) -m uv --version >/dev/null 2>&1 || \
-		$(PYTHON) -m pip install --quiet --disable-pip-version-check uv
+	@$(BOOTSTRAP_UV)
 	@$(UV) sync --locked --quiet
 	@$(RUN) python scripts/compile_domain.py
 
-run: env
-	$(RUN) allfours serve
+# The runtime dependencies only (no dev group). --inexact: dev tools that `make test` installed
+# are left in place (not uninstalled), just never installed by `make run`.
+run:
+	@$(BOOTSTRAP_UV)
+	@$(UV) sync --locked --no-dev --inexact --quiet
+	$(UV) run --no-sync allfours serve
 
 test: env lint typecheck pytest pytest-pure
 

@@ -5,6 +5,15 @@
 listening socket). On SIGTERM or Ctrl-C each worker closes its SSE streams first (clients
 reconnect, to another instance behind a load balancer), finishes requests in flight within the
 grace period, and the embedded Redis is stopped last.
+
+Keeping it up (:mod:`server.supervise`): the data directory is locked for the server's life (a
+second server on it exits at once with status 1); a redis-server left running there by a killed
+server is stopped before a new one starts; the embedded Redis is restarted when it crashes, and
+if it cannot be within ``ALLFOURS_REDIS_DOWN_LIMIT_S`` the server stops with status 1, for its
+process manager to restart. With ``ALLFOURS_WORKERS`` > 1 this process only supervises: a worker
+that dies is replaced, and metrics are summed over the workers (:mod:`server.api.metrics`).
+
+A bad setting is reported on one line that names it, with exit status 2.
 """
 
 from __future__ import annotations
@@ -13,7 +22,6 @@ import argparse
 import asyncio
 import json
 import logging
-import multiprocessing
 import os
 import signal
 import socket
@@ -25,8 +33,9 @@ import msgspec
 import uvicorn
 
 from server.api.logs import configure_logging
+from server.api.metrics import shared_across_workers
 from server.ops import cli as ops
-from server.settings import Settings, from_env
+from server.settings import Settings, SettingsError, check, from_env
 
 _log = logging.getLogger("allfours")
 
@@ -64,57 +73,97 @@ def _uvicorn_config(settings: Settings) -> uvicorn.Config:
 
 
 def _run_worker(settings: Settings, sock: socket.socket | None) -> None:
+    """One uvicorn server: in this process (one worker), or in a spawned worker process."""
+    configure_logging(settings.log_level)  # a spawned worker starts with nothing configured
     server = _GracefulServer(_uvicorn_config(settings))
     server.run(sockets=[sock] if sock is not None else None)
 
 
-def _serve_workers(settings: Settings) -> None:
-    if settings.workers <= 1:
-        _run_worker(settings, None)
-        return
-    sock = socket.socket(socket.AF_INET6 if ":" in settings.host else socket.AF_INET)
+class CannotStart(RuntimeError):
+    """``allfours serve`` cannot start: the message is one line, for the operator."""
+
+
+def _serve_http(settings: Settings) -> None:
+    with shared_across_workers(settings.workers) as retire:
+        if settings.workers <= 1:
+            _run_worker(settings, None)
+            return
+        from server.supervise import WorkerPool
+
+        sock = _listen(settings.host, settings.port)
+        try:
+            WorkerPool(
+                _run_worker,
+                (settings, sock),
+                count=settings.workers,
+                # Each worker waits up to the grace period for requests in flight.
+                stop_timeout=settings.shutdown_grace_s + 5.0,
+                on_exit=retire,
+            ).run()
+        finally:
+            sock.close()
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The socket the workers share (each of them listens on it)."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((settings.host, settings.port))
-    sock.set_inheritable(True)
-    context = multiprocessing.get_context("fork")
-    workers = [
-        context.Process(target=_run_worker, args=(settings, sock), name=f"allfours-worker-{i}")
-        for i in range(settings.workers)
-    ]
-    for worker in workers:
-        worker.start()
-
-    def forward(signum: int, _frame: object) -> None:
-        for worker in workers:
-            if worker.pid is not None and worker.is_alive():
-                os.kill(worker.pid, signum)
-
-    signal.signal(signal.SIGTERM, forward)
-    signal.signal(signal.SIGINT, forward)
-    for worker in workers:
-        worker.join()
-    sock.close()
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise CannotStart(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock
 
 
 def serve(settings: Settings) -> None:
     if settings.redis_url is not None:
-        _serve_workers(settings)
-        return
-    from server.redis_server import EmbeddedRedis
+        _serve_http(settings)
+    else:
+        _serve_on_embedded_redis(settings)
+
+
+def _serve_on_embedded_redis(settings: Settings) -> None:
+    from server.redis_server import EmbeddedRedis, EmbeddedRedisError
+    from server.supervise import DataDirLock, RedisSupervisor
 
     # Absolute: a relative socket path in a unix:// URL would be read as a host name.
-    redis = EmbeddedRedis(
-        settings.data_dir.absolute(),
-        port=None,
-        unix_socket=True,
-        appendfsync=settings.appendfsync,  # type: ignore[arg-type]
-    )
-    asyncio.run(redis.start())
-    _log.info("embedded Redis started, data in %s", settings.data_dir)
+    data_dir = settings.data_dir.absolute()
+    lock = DataDirLock(data_dir)
     try:
-        _serve_workers(msgspec.structs.replace(settings, redis_url=redis.url))
-    finally:
-        asyncio.run(redis.stop())
+        lock.acquire()  # first: a refused second server must have touched nothing
+    except OSError as exc:
+        raise CannotStart(f"cannot use the data directory {data_dir}: {exc}") from None
+    with lock:
+        redis = EmbeddedRedis(
+            data_dir,
+            port=None,
+            unix_socket=True,
+            appendfsync=settings.appendfsync,  # type: ignore[arg-type]
+        )
+        try:
+            asyncio.run(redis.start())  # stops a redis-server a killed server left running
+        except EmbeddedRedisError as exc:
+            _log.error("%s", exc)
+            raise CannotStart(f"the embedded Redis did not start; see {redis.log_path}") from None
+        _log.info("embedded Redis started, data in %s", data_dir)
+        supervisor = RedisSupervisor(
+            redis,
+            give_up_after_s=settings.redis_down_limit_s,
+            # A graceful stop, as if asked by the process manager; the exit status says why.
+            on_give_up=lambda: os.kill(os.getpid(), signal.SIGTERM),
+        )
+        supervisor.start()
+        try:
+            _serve_http(msgspec.structs.replace(settings, redis_url=redis.url))
+        finally:
+            supervisor.stop()
+            try:
+                asyncio.run(redis.stop())
+            except EmbeddedRedisError as exc:
+                _log.error("the embedded Redis did not stop cleanly: %s", exc)
+            if supervisor.gave_up:
+                raise SystemExit(1)  # replaces the SystemExit(0) of the SIGTERM it sent
 
 
 def _exit_on_sigterm(signum: int, _frame: object) -> None:
@@ -133,7 +182,13 @@ def main(argv: list[str] | None = None) -> None:
     ops.add_commands(commands)  # archive, expire, rebuild-lobby, check
     args = parser.parse_args(argv)
 
-    settings = from_env()
+    try:
+        settings = from_env()
+        if args.command == "serve":
+            settings = _with_options(settings, args)
+    except SettingsError as exc:
+        print(exc, file=sys.stderr)  # one line naming the variable, no traceback
+        raise SystemExit(2) from None
     if args.command in ops.COMMANDS:
         sys.exit(ops.run(args, settings))
     if args.command == "openapi":
@@ -143,21 +198,29 @@ def main(argv: list[str] | None = None) -> None:
         builtins = msgspec.to_builtins(spec, order="sorted")
         sys.stdout.write(json.dumps(builtins, indent=2, sort_keys=True) + "\n")
         return
-    overrides = {
-        k: v
-        for k, v in (
-            ("host", args.host),
-            ("port", args.port),
-            ("workers", args.workers),
-            ("data_dir", args.data_dir),
-        )
-        if v is not None
-    }
     configure_logging(settings.log_level)
     # uvicorn re-raises SIGTERM after its graceful shutdown, which would kill the process
     # before the embedded Redis is stopped: turn it into a normal exit instead.
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
-    serve(msgspec.structs.replace(settings, **overrides))
+    from server.supervise import DataDirBusy
+
+    try:
+        serve(settings)
+    except (CannotStart, DataDirBusy) as exc:
+        print(f"allfours: {exc}", file=sys.stderr)
+        raise SystemExit(1) from None
+
+
+def _with_options(settings: Settings, args: argparse.Namespace) -> Settings:
+    """``settings`` with the command line's overrides, each checked like its variable."""
+    options = {"host": "--host", "port": "--port", "workers": "--workers", "data_dir": "--data-dir"}
+    overrides = {}
+    for field, option in options.items():
+        value = getattr(args, field)
+        if value is not None:
+            check(field, value, name=option)
+            overrides[field] = value
+    return msgspec.structs.replace(settings, **overrides)
 
 
 if __name__ == "__main__":

@@ -13,12 +13,13 @@ Typical use::
 
 Fault tests also use :meth:`EmbeddedRedis.kill` (SIGKILL) and :meth:`EmbeddedRedis.restart`,
 which brings the server back on the same port and data directory, so the AOF is replayed.
+``allfours serve`` restarts it the same way when it crashes (:mod:`server.supervise`).
 
-:class:`EmbeddedRedisCluster` starts several of them as a local Redis Cluster (for the tests
-that run the store and the service on a cluster)::
-
-    async with EmbeddedRedisCluster(masters=3) as cluster:
-        store = connect_store(cluster.url)   # redis+cluster://127.0.0.1:p1,127.0.0.1:p2,...
+Never two servers on one append-only file: redis writes its pid to ``<data_dir>/redis.pid``,
+and :meth:`EmbeddedRedis.start` first stops a redis-server that an earlier, killed owner left
+running on the same data directory (SIGTERM: it finishes its AOF and exits), then starts its
+own. Two *live* owners of one directory are prevented by the caller
+(:class:`server.supervise.DataDirLock`).
 """
 
 from __future__ import annotations
@@ -27,30 +28,30 @@ import asyncio
 import atexit
 import contextlib
 import importlib.util
+import logging
 import os
-import random
 import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import weakref
 from collections import deque
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal, Self
+from typing import Literal, Self
 
 __all__ = [
-    "CLUSTER_SLOTS",
     "AppendFsync",
     "EmbeddedRedis",
-    "EmbeddedRedisCluster",
     "EmbeddedRedisError",
     "RedisCrashed",
     "redis_binary",
-    "slot_ranges",
 ]
+
+_log = logging.getLogger("allfours.redis")
 
 AppendFsync = Literal["always", "everysec", "no"]
 
@@ -164,6 +165,11 @@ class EmbeddedRedis:
         return self.data_dir / "redis.log"
 
     @property
+    def pid_path(self) -> Path:
+        """Where redis writes its pid (removed on a clean exit, left behind by a SIGKILL)."""
+        return self.data_dir / "redis.pid"
+
+    @property
     def tcp_url(self) -> str:
         if not self._port:
             raise EmbeddedRedisError("no TCP port (port=None, or not started yet)")
@@ -203,6 +209,7 @@ class EmbeddedRedis:
         path = self.socket_path
         if path is not None and len(str(path)) > _MAX_UNIX_PATH:
             raise EmbeddedRedisError(f"unix socket path too long for the OS: {path}")
+        await self._stop_leftover()
         if self._port != 0:
             await self._launch()  # an explicit port, or the one picked at the first start
             return
@@ -325,6 +332,7 @@ class EmbeddedRedis:
             "port": str(self._port or 0),
             "dir": str(self.data_dir.resolve()),
             "logfile": str(self.log_path.resolve()),
+            "pidfile": str(self.pid_path.resolve()),
             "daemonize": "no",
             "appendonly": "yes",
             "appendfsync": self.appendfsync,
@@ -376,8 +384,15 @@ class EmbeddedRedis:
                     f"redis-server exited during startup (code {code}); log tail:\n"
                     f"{self.log_tail()}"
                 )
-            if await self._answers_ping():
-                return
+            # ``process_id`` proves that the server on the address is our child, not a stranger
+            # that already held the port our child failed to bind.
+            info = await self._info()
+            if info is not None and info.get("process_id") == str(self._proc.pid):
+                if info.get("loading") == "0":
+                    return
+                # Still replaying the AOF (INFO, unlike data commands, is served meanwhile):
+                # alive and busy, however long a large file takes. The timeout is for silence.
+                deadline = time.monotonic() + self.startup_timeout
             if time.monotonic() > deadline:
                 self.kill()
                 raise EmbeddedRedisError(
@@ -386,220 +401,128 @@ class EmbeddedRedis:
                 )
             await asyncio.sleep(0.01)
 
-    async def _answers_ping(self) -> bool:
-        """True once *our* child answers and has finished loading its AOF.
-
-        ``INFO`` instead of a bare PING: ``process_id`` proves that the server on the address is
-        our child, not a stranger that already held the port our child failed to bind, and
-        ``loading:0`` that the AOF replay is over (INFO, unlike data commands, is served while
-        loading).
-        """
+    async def _info(self) -> dict[str, str] | None:
+        """``INFO`` of whatever redis answers on our address (fields by name), or None."""
         try:
             path = self.socket_path
             if path is not None:
                 reader, writer = await asyncio.open_unix_connection(str(path))
-            else:
+            elif self._port:
                 reader, writer = await asyncio.open_connection("127.0.0.1", self._port)
+            else:
+                return None
         except OSError:
-            return False
+            return None
         try:
             writer.write(b"INFO\r\n")
             await writer.drain()
             header = await asyncio.wait_for(reader.readline(), timeout=1.0)
             if not header.startswith(b"$"):
-                return False  # e.g. -LOADING while the AOF is replayed
+                return None  # an error reply
             body = await asyncio.wait_for(reader.readexactly(int(header[1:]) + 2), timeout=1.0)
-            return f"process_id:{self.pid}\r\n".encode() in body and b"\r\nloading:0\r\n" in body
         except (OSError, ValueError, TimeoutError, asyncio.IncompleteReadError):
-            return False
+            return None
         finally:
             writer.close()
             with contextlib.suppress(OSError):
                 await writer.wait_closed()
+        lines = body.decode(errors="replace").splitlines()
+        return dict(line.split(":", 1) for line in lines if ":" in line and line[0] != "#")
+
+    async def _stop_leftover(self) -> None:
+        """Stop a redis-server that an earlier owner of the data directory left running.
+
+        Found by its pid file (or, from before pid files, by asking the unix socket whose
+        config file it runs), and only believed if that process is a redis-server working in
+        this very directory: a pid file can outlive its process, and the pid be reused.
+        """
+        pid = _read_pid(self.pid_path)
+        if pid is None and self.socket_path is not None:
+            info = await self._info()
+            conf = str((self.data_dir / "redis.conf").resolve())
+            if info is not None and info.get("config_file") == conf:
+                pid = _as_pid(info.get("process_id", ""))
+        if pid is None or pid == self.pid or not _is_redis_in(pid, self.data_dir):
+            return
+        _log.warning(
+            "a redis-server (pid %d) left running by an earlier server still holds %s: "
+            "stopping it (its data stays) before starting a new one",
+            pid,
+            self.data_dir,
+        )
+        await asyncio.to_thread(_end_process, pid, self.stop_timeout)
 
     def _port_in_use(self) -> bool:
         return "Address already in use" in self.log_tail()
 
 
-# -- a local Redis Cluster ---------------------------------------------------------------------
-
-CLUSTER_SLOTS = 16_384
-_CLUSTER_BUS_OFFSET = 10_000  # Redis 6.2 listens for its cluster bus on port + 10000
-_CLUSTER_PORT_ATTEMPTS = 50
+# -- a redis-server left behind ----------------------------------------------------------------
 
 
-def _free_cluster_port() -> int:
-    """A port ``p`` such that ``p`` and its cluster bus port ``p + 10000`` were both free."""
-    rng = random.SystemRandom()
-    for _ in range(200):
-        port = rng.randrange(20_000, 65_535 - _CLUSTER_BUS_OFFSET)
+def _read_pid(path: Path) -> int | None:
+    try:
+        return _as_pid(path.read_text())
+    except OSError:
+        return None
+
+
+def _as_pid(text: str) -> int | None:
+    text = text.strip()
+    return int(text) if text.isascii() and text.isdigit() and int(text) > 0 else None
+
+
+def _is_redis_in(pid: int, data_dir: Path) -> bool:
+    """Whether ``pid`` is a live redis-server whose working directory is ``data_dir`` (redis
+    changes into its ``dir``). Without /proc (macOS), its command name has to do."""
+    proc = Path(f"/proc/{pid}")
+    if Path("/proc/self").exists():
         try:
-            with socket.socket() as first, socket.socket() as second:
-                first.bind(("127.0.0.1", port))
-                second.bind(("127.0.0.1", port + _CLUSTER_BUS_OFFSET))
+            exe = os.readlink(proc / "exe")
+            cwd = os.readlink(proc / "cwd")
+        except OSError:  # gone, a zombie, or not ours to look at
+            return False
+        return "redis-server" in Path(exe).name and Path(cwd) == data_dir.resolve()
+    if not _alive(pid):
+        return False
+    command = subprocess.run(  # noqa: S603 - fixed argv, no shell
+        ["ps", "-o", "comm=", "-p", str(pid)],  # noqa: S607 - ps from PATH
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+    return "redis-server" in command
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie does not: nobody may have reaped the orphan yet)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    if sys.platform.startswith("linux"):
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
         except OSError:
-            continue
-        return port
-    raise EmbeddedRedisError("no free port pair for a cluster node")
+            return False
+        return stat.rsplit(")", 1)[-1].split()[0] != "Z"
+    return True
 
 
-def slot_ranges(masters: int) -> list[range]:
-    """The 16384 slots split into ``masters`` contiguous, nearly equal ranges."""
-    bounds = [CLUSTER_SLOTS * i // masters for i in range(masters + 1)]
-    return [range(bounds[i], bounds[i + 1]) for i in range(masters)]
-
-
-class EmbeddedRedisCluster:
-    """A Redis Cluster of ``masters`` ``redis-server`` children (no replicas) on loopback.
-
-    Each node is an :class:`EmbeddedRedis` (AOF on, its own data directory under ``data_dir``)
-    started with ``cluster-enabled yes``; the slots are split evenly with ``CLUSTER ADDSLOTS``,
-    the nodes are introduced with ``CLUSTER MEET`` and :meth:`start` returns once every node
-    reports ``cluster_state:ok`` and agrees on the slot map. :attr:`url` is the store's cluster
-    URL (``redis+cluster://host:port,host:port,...``).
-    """
-
-    def __init__(
-        self,
-        data_dir: str | os.PathLike[str] | None = None,
-        *,
-        masters: int = 3,
-        appendfsync: AppendFsync = "always",
-        node_timeout_ms: int = 2_000,
-        startup_timeout: float = 20.0,
-    ) -> None:
-        if masters < 1:
-            raise ValueError("a cluster needs at least one master")
-        self._owns_dir = data_dir is None
-        self._data_dir = Path(data_dir) if data_dir is not None else None
-        self.masters = masters
-        self.appendfsync: AppendFsync = appendfsync
-        self.node_timeout_ms = node_timeout_ms
-        self.startup_timeout = startup_timeout
-        self.nodes: list[EmbeddedRedis] = []
-
-    @property
-    def url(self) -> str:
-        if not self.nodes:
-            raise EmbeddedRedisError("cluster not started")
-        return "redis+cluster://" + ",".join(f"127.0.0.1:{node.port}" for node in self.nodes)
-
-    @property
-    def node_urls(self) -> list[str]:
-        """Plain ``redis://`` URLs of the nodes, in slot order (node 0 holds slot 0)."""
-        return [node.tcp_url for node in self.nodes]
-
-    async def __aenter__(self) -> Self:
-        await self.start()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.close()
-
-    async def start(self) -> None:
-        """Start the nodes, assign the slots, join them, and wait for ``cluster_state:ok``."""
-        if self.nodes:
-            raise EmbeddedRedisError("already started")
-        if self._data_dir is None:
-            self._data_dir = Path(tempfile.mkdtemp(prefix="allfours-cluster-"))
-        try:
-            for index in range(self.masters):
-                self.nodes.append(await self._start_node(self._data_dir / f"node-{index}"))
-            await self._form()
-        except BaseException:
-            await self.close()
-            raise
-
-    async def _start_node(self, data_dir: Path) -> EmbeddedRedis:
-        config = {
-            "cluster-enabled": "yes",
-            "cluster-config-file": "nodes.conf",  # in the node's data directory
-            "cluster-node-timeout": str(self.node_timeout_ms),
-        }
-        for attempt in range(1, _CLUSTER_PORT_ATTEMPTS + 1):
-            node = EmbeddedRedis(
-                data_dir,
-                port=_free_cluster_port(),
-                appendfsync=self.appendfsync,
-                extra_config=config,
-            )
-            try:
-                await node.start()
-                return node
-            except EmbeddedRedisError:
-                # The port (or its bus port) was taken between the probe and the bind.
-                if attempt == _CLUSTER_PORT_ATTEMPTS or "already in use" not in node.log_tail():
-                    raise
-        raise AssertionError("unreachable")
-
-    async def _form(self) -> None:
-        from redis.asyncio import Redis
-
-        clients: list[Any] = [Redis.from_url(node.tcp_url) for node in self.nodes]
-        try:
-            for client, slots in zip(clients, slot_ranges(self.masters), strict=True):
-                # Redis 6.2 has no ADDSLOTSRANGE: every slot is an argument.
-                await client.execute_command("CLUSTER ADDSLOTS", *slots)
-            for node in self.nodes[1:]:
-                await clients[0].execute_command("CLUSTER MEET", "127.0.0.1", node.port)
-            deadline = time.monotonic() + self.startup_timeout
-            while not await self._formed(clients):
-                for node in self.nodes:
-                    node.check()
-                if time.monotonic() > deadline:
-                    raise EmbeddedRedisError(
-                        f"cluster not ok within {self.startup_timeout}s; node 0 log tail:\n"
-                        f"{self.nodes[0].log_tail()}"
-                    )
-                await asyncio.sleep(0.05)
-        finally:
-            for client in clients:
-                await client.aclose()
-
-    async def _formed(self, clients: list[Any]) -> bool:
-        """Every node says ``cluster_state:ok``, knows all the others and the same slot map."""
-        maps = set()
-        for client in clients:
-            fields: dict[str, str] = await client.execute_command("CLUSTER INFO")  # parsed
-            if fields.get("cluster_state") != "ok":
-                return False
-            if fields.get("cluster_known_nodes") != str(self.masters):
-                return False
-            slots: list[Any] = await client.execute_command("CLUSTER SLOTS")
-            maps.add(tuple(sorted((int(s[0]), int(s[1]), int(s[2][1])) for s in slots)))
-        return len(maps) == 1
-
-    async def stop(self) -> None:
-        """Stop every node (cleanly); raises :class:`RedisCrashed` if one had crashed."""
-        failures: list[BaseException] = []
-        for node in self.nodes:
-            try:
-                await node.stop()
-            except EmbeddedRedisError as exc:
-                failures.append(exc)
-        if failures:
-            raise failures[0]
-
-    async def close(self) -> None:
-        """Stop the nodes and remove the data directory if it is a temporary one we made.
-
-        Every node is stopped even if one had crashed; that crash is raised afterwards."""
-        try:
-            await self.stop()
-        finally:
-            for node in self.nodes:
-                node.kill()  # no-op for the stopped ones
-            self.nodes = []
-            if self._owns_dir and self._data_dir is not None:
-                shutil.rmtree(self._data_dir, ignore_errors=True)
-                self._data_dir = None
-
-    def check(self) -> None:
-        """Raise :class:`RedisCrashed` if a node exited without being asked to."""
-        for node in self.nodes:
-            node.check()
+def _end_process(pid: int, timeout: float) -> None:
+    """SIGTERM (and SIGCONT, should it be stopped) ``pid``, SIGKILL it after ``timeout``; return
+    once it is gone. Redis exits on SIGTERM after flushing its AOF, so nothing fsynced is lost
+    either way."""
+    for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 5.0)):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, sig)
+            os.kill(pid, signal.SIGCONT)
+        deadline = time.monotonic() + wait
+        while _alive(pid):
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.02)
+        else:
+            return
+    raise EmbeddedRedisError(f"redis-server pid {pid} survived SIGKILL")

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import os
+import re
+import types
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import msgspec
 
@@ -60,6 +63,10 @@ class Settings(msgspec.Struct, frozen=True):
     """Where ``allfours archive`` writes finished games' replays, and ``/replay`` finds them."""
     finished_ttl_s: int = 86_400
     """After a game ends, its idempotency records and seat tokens expire after this."""
+    redis_down_limit_s: float = 60.0
+    """How long Redis may stay unreachable before the process declares itself dead: ``/livez``
+    then fails, and ``allfours serve`` exits if it could not restart its embedded Redis by then
+    (0: never; ``/livez`` then checks nothing but the process)."""
 
 
 ENV_NAMES: Mapping[str, str] = {
@@ -91,25 +98,120 @@ ENV_NAMES: Mapping[str, str] = {
     "tables_per_hour": "ALLFOURS_TABLES_PER_HOUR",
     "archive_dir": "ALLFOURS_ARCHIVE_DIR",
     "finished_ttl_s": "ALLFOURS_FINISHED_TTL_S",
+    "redis_down_limit_s": "ALLFOURS_REDIS_DOWN_LIMIT_S",
 }
 
 
+class SettingsError(ValueError):
+    """A setting's value is unusable. The message is one line that names the variable (or the
+    command-line option) and says what was expected: ``ALLFOURS_PORT: expected an integer, got
+    'abc'``; ``allfours serve`` prints it and exits with status 2."""
+
+
+_APPENDFSYNC = ("always", "everysec", "no")
+_LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
+_REDIS_SCHEMES = ("redis", "rediss", "unix", "redis+cluster", "rediss+cluster")
+_TRUE = {"true", "1", "yes", "on"}
+_FALSE = {"false", "0", "no", "off"}
+_INTEGER = re.compile(r"[+-]?[0-9]+")  # ASCII digits only: int() would take "١٢" and "1_0"
+_NUMBER = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+_RANGES: Mapping[str, tuple[float, float | None]] = {
+    "port": (0, 65_535),
+    "workers": (1, None),
+    "rate_window_s": (1, None),
+    "max_body_bytes": (1, None),
+    "cache_size": (1, None),
+}
+"""Bounds (inclusive) of numeric settings; any other number must not be negative."""
+_POSITIVE = {"sse_heartbeat_s", "sweep_interval_s", "read_timeout_s"}
+"""Intervals that must be above zero (a zero would make a busy loop, or refuse everything)."""
+_EXPECTED: Mapping[str, str] = {"trusted_proxies": "IP addresses or networks, comma-separated"}
+_CHOICES: Mapping[str, tuple[str, ...]] = {"appendfsync": _APPENDFSYNC, "log_level": _LOG_LEVELS}
+
+
 def from_env(env: Mapping[str, str] | None = None) -> Settings:
-    """Settings from ``env`` (default: the process environment); unset names keep defaults."""
+    """Settings from ``env`` (default: the process environment); unset names keep defaults.
+
+    Raises :class:`SettingsError` naming the first variable whose value does not parse or is
+    out of range (a port above 65535, no workers, an unknown fsync policy...).
+    """
     env = os.environ if env is None else env
-    raw: dict[str, object] = {}
+    field_types = {field.name: field.type for field in msgspec.structs.fields(Settings)}
+    values: dict[str, Any] = {}
     for field, name in ENV_NAMES.items():
-        value = env.get(name)
-        if value is None or value == "":
+        text = env.get(name)
+        if text is None or not text.strip():
             continue
-        raw[field] = (
-            [o.strip() for o in value.split(",") if o.strip()] if field == "cors_origins" else value
-        )
-    return msgspec.convert(raw, Settings, strict=False, dec_hook=_from_text)
+        values[field] = _parse(name, field, field_types[field], text)
+    return Settings(**values)
 
 
-def _from_text(type_: type, value: object) -> object:
-    """msgspec converts str to int, float and bool itself; paths are left to us."""
-    if type_ is Path and isinstance(value, str):
+def check(field: str, value: object, *, name: str | None = None) -> None:
+    """Raise :class:`SettingsError` if ``value`` is out of range for ``field``; the message
+    names ``name`` (a variable, or an option such as ``--workers``), by default the field's
+    variable. For values that come from elsewhere than :func:`from_env` (the command line)."""
+    name = name or ENV_NAMES[field]
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return
+    expected = _expected_number(field, type(value))
+    low, high = _RANGES.get(field, (0, None))
+    too_small = value <= 0 if field in _POSITIVE else value < low
+    if too_small or (high is not None and value > high) or not math.isfinite(value):
+        raise SettingsError(f"{name}: expected {expected}, got {value!r}")
+
+
+def _parse(name: str, field: str, type_: Any, text: str) -> object:
+    if type(type_) is types.UnionType:  # ``X | None``: the variable is set, so it is an X
+        (type_,) = [t for t in type_.__args__ if t is not type(None)]
+    value = text.strip()
+    if type_ is bool:
+        if value.lower() in _TRUE | _FALSE:
+            return value.lower() in _TRUE
+        raise SettingsError(f"{name}: expected true or false, got {text!r}")
+    if type_ is int or type_ is float:
+        pattern, noun = (_INTEGER, "an integer") if type_ is int else (_NUMBER, "a number")
+        if not pattern.fullmatch(value):
+            raise SettingsError(f"{name}: expected {noun}, got {text!r}")
+        number = type_(value)
+        try:
+            check(field, number, name=name)
+        except SettingsError:
+            expected = _expected_number(field, type_)
+            raise SettingsError(f"{name}: expected {expected}, got {text!r}") from None
+        return number
+    if type_ is Path:
         return Path(value)
-    raise NotImplementedError(type_)
+    if field == "cors_origins":
+        return tuple(o.strip() for o in text.split(",") if o.strip())
+    if field == "redis_url":
+        scheme, sep, _ = value.partition("://")
+        if not sep or scheme.lower() not in _REDIS_SCHEMES:
+            schemes = ", ".join(f"{s}://" for s in _REDIS_SCHEMES)
+            raise SettingsError(
+                f"{name}: expected a URL starting with one of {schemes}, got {text!r}"
+            )
+        return value
+    if field in _CHOICES:
+        if value.lower() not in _CHOICES[field]:
+            raise SettingsError(
+                f"{name}: expected one of {', '.join(_CHOICES[field])}, got {text!r}"
+            )
+        return value.lower()
+    if type_ is str:
+        return value
+    try:  # constrained (``Annotated``) or other types: msgspec's own lax conversion
+        return msgspec.convert(value, type_, strict=False)
+    except msgspec.ValidationError as exc:
+        expected = _EXPECTED.get(field) or str(exc).split(" - at ")[0].replace("Expected", "a")
+        raise SettingsError(f"{name}: expected {expected}, got {text!r}") from None
+
+
+def _expected_number(field: str, type_: type) -> str:
+    noun = "an integer" if type_ is int else "a number"
+    if field in _POSITIVE:
+        return f"{noun} above 0"
+    low, high = _RANGES.get(field, (0, None))
+    if high is not None:
+        return f"{noun} from {low:g} to {high:g}"
+    return f"{noun} of at least {low:g}" if low else f"a non-negative {noun.split()[-1]}"

@@ -15,15 +15,23 @@ in any order.
 from __future__ import annotations
 
 import os
+import sys
 import uuid
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
-from server.redis_server import EmbeddedRedis, EmbeddedRedisCluster
-from server.store import RedisEventStore, connect_store, redis_client
+# Test-only helpers (a local Redis Cluster, a client for any URL) live in tests/support/.
+sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
+
+from local_cluster import EmbeddedRedisCluster
+from redis_tools import redis_client
+
+from server.redis_server import EmbeddedRedis
+from server.store import RedisEventStore, connect_store
 
 BACKENDS = ("standalone", "cluster")
 

@@ -7,17 +7,33 @@ The per-route metrics keep the names and labels of Litestar's Prometheus plugin
 by :func:`request_metrics`, a plain ASGI middleware that looks each label set's series up once
 and then reuses it: the plugin's middleware built a ``Request``, two label dicts and four
 label look-ups per request, about 8% of a command's server CPU.
+
+With several worker processes, each would count only its own requests, and ``/metrics`` would
+show whichever worker answered the scrape. So ``allfours serve`` with ``ALLFOURS_WORKERS`` > 1
+runs prometheus_client's multiprocess mode (:func:`shared_across_workers`): every worker writes
+its samples to files in ``PROMETHEUS_MULTIPROC_DIR`` and any worker's ``/metrics`` sums them all
+(Litestar's controller reads that directory when the variable is set). Counters and histograms
+keep what a dead worker had counted; gauges count live workers only (``livesum``).
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from litestar.types import ASGIApp, Receive, Send
 from prometheus_client import Counter, Gauge, Histogram
 
+__all__ = ["APP_NAME", "MULTIPROC_ENV", "Metrics", "request_metrics", "shared_across_workers"]
+
 APP_NAME = "allfours"
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 _LABELS = ("method", "path", "status_code", "app_name")
 
 
@@ -30,7 +46,9 @@ class Metrics:
         self.commands = Counter(
             "allfours_commands_total", "Player commands by type and outcome", ["type", "outcome"]
         )
-        self.sse_subscribers = Gauge("allfours_sse_subscribers", "Open SSE streams")
+        self.sse_subscribers = Gauge(
+            "allfours_sse_subscribers", "Open SSE streams", multiprocess_mode="livesum"
+        )
         self.store_latency = Histogram(
             "allfours_store_append_seconds",
             "Latency of a command's decide-and-append through the store",
@@ -115,3 +133,38 @@ def request_metrics(app: ASGIApp) -> ASGIApp:
             duration.observe(span[1])
 
     return measured
+
+
+@contextmanager
+def shared_across_workers(workers: int) -> Iterator[Callable[[int], None]]:
+    """Set up multiprocess metrics for the worker processes about to be started; yields the
+    function to call with the pid of a worker that has ended.
+
+    ``PROMETHEUS_MULTIPROC_DIR`` given: that directory is used, and emptied of its sample files
+    first (samples of processes from an earlier run would be summed with today's). Not given,
+    with several workers: a private temporary directory, removed on exit. One worker and no
+    directory given: nothing to do (the process's own registry is the truth).
+    """
+    given = os.environ.get(MULTIPROC_ENV)
+    if not given and workers <= 1:
+        yield lambda pid: None
+        return
+    made = None if given else tempfile.mkdtemp(prefix="allfours-metrics-")
+    directory = Path(given or str(made))
+    if given:
+        directory.mkdir(parents=True, exist_ok=True)
+        for stale in directory.glob("*.db"):
+            stale.unlink(missing_ok=True)
+    os.environ[MULTIPROC_ENV] = str(directory)  # inherited by the workers, read at their import
+
+    def retire(pid: int) -> None:
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(pid, str(directory))  # type: ignore[no-untyped-call]
+
+    try:
+        yield retire
+    finally:
+        if made is not None:
+            os.environ.pop(MULTIPROC_ENV, None)
+            shutil.rmtree(made, ignore_errors=True)

@@ -14,7 +14,7 @@ Errors: :class:`StoreUnavailable` (Redis down: 503, retry later), :class:`StoreR
 :class:`ResyncRequired` (a subscription ended; resubscribe / reload).
 """
 
-from .clients import RedisClient, is_cluster_url, redis_client
+from .clients import RedisClient, is_cluster_url
 from .cluster_hub import ClusterSubscriptionHub
 from .errors import (
     ResyncRequired,
@@ -26,14 +26,12 @@ from .errors import (
 )
 from .hub import SubscriptionHub
 from .keys import bell_channel, cmds_key, events_key
-from .lua import APPEND_SCRIPT_SHA
 from .model import AppendResult, AppendStatus, Due, DueUpdate, StoredEvent
 from .port import EventReader, EventStore, EventSubscription
 from .redis_store import REDIS_ERRORS, RedisEventStore, connect_store
 from .subscription import Subscription
 
 __all__ = [
-    "APPEND_SCRIPT_SHA",
     "REDIS_ERRORS",
     "AppendResult",
     "AppendStatus",
@@ -59,5 +57,4 @@ __all__ = [
     "connect_store",
     "events_key",
     "is_cluster_url",
-    "redis_client",
 ]

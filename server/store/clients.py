@@ -24,7 +24,6 @@ __all__ = [
     "RedisClient",
     "cluster_client",
     "is_cluster_url",
-    "redis_client",
     "split_cluster_url",
 ]
 
@@ -75,13 +74,3 @@ def cluster_client(url: str, **kwargs: Any) -> RedisCluster:
     if others:
         kwargs["startup_nodes"] = [ClusterNode(host, port) for host, port in others]
     return RedisCluster.from_url(first, **kwargs)
-
-
-def redis_client(url: str, **kwargs: Any) -> RedisClient:
-    """A client for ``url``: :class:`RedisCluster` for cluster URLs, :class:`Redis` otherwise.
-
-    For tools and tests; the store builds its own, tuned clients (:func:`connect_store`).
-    """
-    if is_cluster_url(url):
-        return cluster_client(url, **kwargs)
-    return Redis.from_url(url, **kwargs)

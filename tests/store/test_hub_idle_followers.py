@@ -18,13 +18,13 @@ from collections.abc import AsyncIterator
 import pytest
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
+from redis_tools import redis_client
 
 from server.store import (
     RedisEventStore,
     StoredEvent,
     Subscription,
     connect_store,
-    redis_client,
 )
 
 pytestmark = pytest.mark.backends

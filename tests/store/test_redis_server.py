@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import socket
@@ -117,3 +118,45 @@ async def test_taken_port_is_not_mistaken_for_our_server(tmp_path: Path) -> None
 async def test_needs_an_address() -> None:
     with pytest.raises(ValueError):
         EmbeddedRedis(port=None, unix_socket=False)
+
+
+async def test_pid_file_while_running(tmp_path: Path) -> None:
+    async with EmbeddedRedis(tmp_path) as server:
+        assert server.pid_path.read_text().strip() == str(server.pid)
+    assert not server.pid_path.exists()  # removed by a clean exit
+
+
+async def test_a_leftover_server_on_the_data_dir_is_stopped_before_starting(
+    tmp_path: Path,
+) -> None:
+    """As if its owner had been SIGKILLed: a second launcher on the same directory stops the
+    first server (cleanly: it writes its AOF) instead of running beside it on the same files."""
+    first = EmbeddedRedis(tmp_path, port=None, unix_socket=True)
+    await first.start()
+    client = Redis.from_url(first.url)
+    await client.set("k", "v")
+    await client.aclose()
+    second = EmbeddedRedis(tmp_path, port=None, unix_socket=True)
+    try:
+        await second.start()
+        assert first.poll() == 0  # ended by SIGTERM, cleanly
+        assert second.pid != first.pid and second.pid_path.read_text().strip() == str(second.pid)
+        client = Redis.from_url(second.url)
+        assert await client.get("k") == b"v"
+        await client.aclose()
+    finally:
+        await second.stop()
+        first.kill()
+
+
+async def test_a_pid_file_naming_another_process_is_ignored(tmp_path: Path) -> None:
+    """A pid file outlives its redis (SIGKILL), and the pid may since belong to anyone."""
+    stranger = await asyncio.create_subprocess_exec("sleep", "30")
+    try:
+        (tmp_path / "redis.pid").write_text(f"{stranger.pid}\n")
+        async with EmbeddedRedis(tmp_path) as server:
+            assert server.running
+        assert stranger.returncode is None
+    finally:
+        stranger.kill()
+        await stranger.wait()

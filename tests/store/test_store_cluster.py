@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from local_cluster import CLUSTER_SLOTS, EmbeddedRedisCluster, slot_ranges
 from redis.asyncio.cluster import RedisCluster
+from redis_tools import redis_client
 
 from server.api.problems import RateLimited
 from server.api.ratelimit import RateLimiter
 from server.lobby import _SUMMARIES, STATUSES, _index_key
-from server.redis_server import CLUSTER_SLOTS, EmbeddedRedisCluster, slot_ranges
 from server.store import (
     RedisEventStore,
     ResyncRequired,
@@ -33,7 +34,6 @@ from server.store import (
     connect_store,
     events_key,
     is_cluster_url,
-    redis_client,
 )
 from server.store.clients import split_cluster_url
 from server.store.cluster_hub import ClusterSubscriptionHub

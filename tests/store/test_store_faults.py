@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 from redis.asyncio import Redis
+from redis_tools import APPEND_SCRIPT_SHA
 
 from server.redis_server import EmbeddedRedis
 from server.store import (
-    APPEND_SCRIPT_SHA,
     AppendResult,
     RedisEventStore,
     ResyncRequired,

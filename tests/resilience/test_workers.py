@@ -1,0 +1,61 @@
+"""``ALLFOURS_WORKERS`` > 1: a worker that dies is replaced, and ``/metrics`` adds up every
+worker's counts whichever worker answers the scrape (a dead worker's counts included: counters
+never go back)."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+from pathlib import Path
+
+import httpx
+import pytest
+from resilience_support import eventually, running, workers_of
+from support import ServerProcess, start_server
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
+
+COUNTED = re.compile(r'^litestar_requests_total\{[^}]*path="/readyz"[^}]*\} ([0-9.e+]+)$', re.M)
+
+
+async def fresh_get(url: str) -> httpx.Response:
+    """On a new connection each time, so that requests spread over the workers."""
+    async with httpx.AsyncClient(timeout=10.0) as client:
+        return await client.get(url)
+
+
+async def readyz_counted(server: ServerProcess) -> float:
+    metrics = await fresh_get(f"{server.url}/metrics")
+    assert metrics.status_code == 200
+    return sum(float(count) for count in COUNTED.findall(metrics.text))
+
+
+async def test_a_dead_worker_is_replaced_and_metrics_add_up_over_workers(
+    redis_url: str, tmp_path: Path, servers: list[ServerProcess]
+) -> None:
+    server = await start_server(redis_url, tmp_path, {"ALLFOURS_WORKERS": "2"})
+    servers.append(server)
+    await eventually(lambda: len(workers_of(server)) == 2, 20, "two workers")
+    for _ in range(30):
+        assert (await fresh_get(f"{server.url}/readyz")).status_code == 200
+    for _ in range(6):
+        assert await readyz_counted(server) == 30
+
+    victim = workers_of(server)[0]
+    os.kill(victim, signal.SIGKILL)
+    await eventually(lambda: not running(victim), 5, "the worker dies")
+    await eventually(
+        lambda: len(workers_of(server)) == 2 and victim not in workers_of(server),
+        20,
+        "a new worker in its place",
+    )
+    replacement = next(pid for pid in workers_of(server) if pid != victim)
+    server.check_alive()
+    for _ in range(20):  # the survivor answers meanwhile, then both do
+        assert (await fresh_get(f"{server.url}/readyz")).status_code == 200
+    for _ in range(6):
+        assert await readyz_counted(server) == 50
+    assert replacement in workers_of(server)
+    assert await server.stop() == 0, server.log_tail()
+    assert workers_of(server) == []
