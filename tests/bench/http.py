@@ -16,6 +16,10 @@ Starts a real ``allfours serve`` (a subprocess on a free loopback port: its embe
   around one Redis round trip (a PING through the store's pool) and nothing else.
   ``ratio_to_round_trip`` = plays_per_s / one_round_trip_per_s. The three phases take turns
   (``--rounds``, order rotated each round); rates and ratios are medians of the rounds'.
+- ``server_cpu_us_<kind>``: the server's CPU (its Python and Redis processes) per request of
+  each phase, and ``cpu_ratio`` / ``cpu_ratio_to_round_trip`` = a ``/livez`` / ``/readyz``
+  request's CPU over a play's: the ratios as they would be with the server CPU-bound, which
+  hold better than rates on a shared machine (where the server gets what the others leave).
 - ``sse_p50_ms``, ``sse_p99_ms``: for each count of ``--subscribers`` (1,000 then 5,000), that
   many SSE streams (spectators) spread over ``--sse-games`` (25) games while those games are
   played at ``--sse-rate`` commands/s in all (default 25, then 100 on the same streams:
@@ -296,6 +300,7 @@ async def plays_vs_trivial(args: argparse.Namespace, server: Server) -> dict[str
     play_stats: list[Stats] = []
     get_latencies: dict[str, list[float]] = {"trivial": [], "round_trip": []}
     cpu: dict[str, list[dict[str, float]]] = {k: [] for k in kinds}
+    cpu_us: dict[str, list[float]] = {k: [] for k in kinds}
     for round_no in range(args.rounds):
         # Rotate the order so that no kind always runs first (a drifting machine moves all).
         order = kinds[round_no % 3 :] + kinds[: round_no % 3]
@@ -311,6 +316,8 @@ async def plays_vs_trivial(args: argparse.Namespace, server: Server) -> dict[str
                     get_latencies[kind].extend(latencies)
             rates[kind].append(per_s)
             cpu[kind].append(meter.shares)
+            server_share = sum(v for k, v in meter.shares.items() if k.startswith("server_"))
+            cpu_us[kind].append(server_share / per_s * 1e6)
         ratios.append(rates["plays"][-1] / rates["trivial"][-1])
         rt_ratios.append(rates["plays"][-1] / rates["round_trip"][-1])
         note(
@@ -330,6 +337,9 @@ async def plays_vs_trivial(args: argparse.Namespace, server: Server) -> dict[str
         "ratio": round(median(ratios), 3),
         "one_round_trip_per_s": round(median(rates["round_trip"]), 1),
         "ratio_to_round_trip": round(median(rt_ratios), 3),
+        **{f"server_cpu_us_{k}": round(median(cpu_us[k])) for k in kinds},
+        "cpu_ratio": round(median(cpu_us["trivial"]) / median(cpu_us["plays"]), 3),
+        "cpu_ratio_to_round_trip": round(median(cpu_us["round_trip"]) / median(cpu_us["plays"]), 3),
         **latency_summary(latencies),
         "detail": {
             "games": args.games,
