@@ -7,8 +7,8 @@ import random
 
 import httpx
 import pytest
-from conftest import RestartableServer
 from playwright.async_api import Browser, Page
+from restartable import RestartableServer
 from support import Knowledge, ServerProcess, bearer, command_body, replay_of, take_seat, view_of
 from webplay import card_codes_in, table_state, take_turn, wait_for_table
 
