@@ -62,7 +62,7 @@ async def test_the_replay_viewer_steps_to_the_end_and_verifies_the_seed(
     await wait_position(page, 2)
     await page.keyboard.press("PageDown")  # to the end of the first hand
     await wait_position(page, stops[0])
-    await page.get_by_role("button", name="End").click()
+    await page.get_by_role("button", name="End", exact=True).click()
     await wait_position(page, len(events))
     scores = [int(await page.text_content(f'[data-score="{t}"]') or "-1") for t in (0, 1)]
     assert scores == final["scores"]
