@@ -7,7 +7,8 @@ from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import ResponseHeader
-from litestar.params import Parameter
+from litestar.di import NamedDependency
+from litestar.params import FromQuery, HeaderParameter, JSONBody, Parameter, QueryParameter
 
 from domain import (
     Abort,
@@ -70,8 +71,8 @@ GameId = Annotated[str, Parameter(pattern=r"^[A-Za-z0-9_-]{1,64}$", description=
 SeatPath = Annotated[int, Parameter(ge=0, le=3, description="Seat 0..3, counterclockwise")]
 IdempotencyKey = Annotated[
     str | None,
-    Parameter(
-        header="Idempotency-Key",
+    HeaderParameter(
+        name="Idempotency-Key",
         required=False,
         min_length=1,
         max_length=200,
@@ -86,8 +87,8 @@ IdempotencyKey = Annotated[
 ]
 SeatingKey = Annotated[
     str | None,
-    Parameter(
-        header="Idempotency-Key",
+    HeaderParameter(
+        name="Idempotency-Key",
         required=False,
         min_length=1,
         max_length=200,
@@ -98,8 +99,8 @@ SeatingKey = Annotated[
 ]
 SeatToken = Annotated[
     str | None,
-    Parameter(
-        query="token",
+    QueryParameter(
+        name="token",
         required=False,
         description="The seat token for clients that cannot send ``Authorization: Bearer`` "
         "(browsers' EventSource). Prefer the header.",
@@ -186,7 +187,10 @@ class GamesController(Controller):
         ),
     )
     async def create_game(
-        self, data: CreateGame, ctx: AppContext, idempotency_key: IdempotencyKey = None
+        self,
+        data: JSONBody[CreateGame],
+        ctx: NamedDependency[AppContext],
+        idempotency_key: IdempotencyKey = None,
     ) -> GameRef:
         result = await ctx.service.create_game(data.rules, data.bots, idempotency_key)
         return GameRef(result.game_id, result.version, result.duplicate)
@@ -200,8 +204,8 @@ class GamesController(Controller):
     )
     async def list_games(
         self,
-        ctx: AppContext,
-        status: Status = "open",
+        ctx: NamedDependency[AppContext],
+        status: FromQuery[Status] = "open",
         cursor: Annotated[
             str | None,
             Parameter(
@@ -240,12 +244,12 @@ class GamesController(Controller):
         self,
         request: Request[Any, Any, Any],
         game_id: GameId,
-        ctx: AppContext,
+        ctx: NamedDependency[AppContext],
         token: SeatToken = None,
         if_none_match: Annotated[
             str | None,
-            Parameter(
-                header="If-None-Match",
+            HeaderParameter(
+                name="If-None-Match",
                 required=False,
                 description="The ``ETag`` of the view you hold: 304 while it is current",
             ),
@@ -299,8 +303,8 @@ class GamesController(Controller):
         request: Request[Any, Any, Any],
         game_id: GameId,
         seat: SeatPath,
-        data: TakeSeat,
-        ctx: AppContext,
+        data: JSONBody[TakeSeat],
+        ctx: NamedDependency[AppContext],
         idempotency_key: SeatingKey = None,
     ) -> SeatGranted:
         claim = await self._rematch_claim(ctx, game_id, seat, token_of(request))
@@ -348,7 +352,7 @@ class GamesController(Controller):
         ),
     )
     async def create_rematch(
-        self, request: Request[Any, Any, Any], game_id: GameId, ctx: AppContext
+        self, request: Request[Any, Any, Any], game_id: GameId, ctx: NamedDependency[AppContext]
     ) -> GameRef:
         await ctx.auth.seat_of(game_id, token_of(request), required=True)
         result = await open_rematch(ctx.service, game_id)
@@ -373,7 +377,11 @@ class GamesController(Controller):
         ),
     )
     async def add_bot(
-        self, game_id: GameId, seat: SeatPath, data: AddBot, ctx: AppContext
+        self,
+        game_id: GameId,
+        seat: SeatPath,
+        data: JSONBody[AddBot],
+        ctx: NamedDependency[AppContext],
     ) -> GameRef:
         result = await ctx.service.add_bot(game_id, seat, data.kind)
         return GameRef(result.game_id, result.version)
@@ -418,8 +426,8 @@ class GamesController(Controller):
         request: Request[Any, Any, Any],
         game_id: GameId,
         seat: SeatPath,
-        data: CommandBody,
-        ctx: AppContext,
+        data: JSONBody[CommandBody],
+        ctx: NamedDependency[AppContext],
         idempotency_key: IdempotencyKey = None,
     ) -> CommandAccepted:
         token = token_of(request)
@@ -481,7 +489,7 @@ class GamesController(Controller):
         self,
         request: Request[Any, Any, Any],
         game_id: GameId,
-        ctx: AppContext,
+        ctx: NamedDependency[AppContext],
         after: After = 0,
         limit: Annotated[int, Parameter(ge=1, le=1000)] = 200,
         token: SeatToken = None,
@@ -507,7 +515,7 @@ class GamesController(Controller):
         "the seed is revealed at every end).",
         responses=problems("invalid_request", "not_found", "game_not_finished", "unavailable"),
     )
-    async def get_replay(self, game_id: GameId, ctx: AppContext) -> Replay:
+    async def get_replay(self, game_id: GameId, ctx: NamedDependency[AppContext]) -> Replay:
         try:
             state = await ctx.service.state(game_id)
         except GameNotFound:

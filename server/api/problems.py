@@ -34,19 +34,10 @@ from litestar.status_codes import (
 )
 
 from domain import VIOLATION_CODES, RuleViolation
-from server.api.request_guard import TargetTooHigh
 from server.errors import (
-    Forbidden,
-    GameNotFinished,
-    GameNotFound,
-    IdempotencyKeyReused,
-    SeatMismatch,
     ServiceError,
-    TooManyConflicts,
-    Unauthorized,
     VersionConflict,
 )
-from server.names import NameTaken
 from server.store import StoreError, StoreUnavailable
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
@@ -102,7 +93,8 @@ STATUS_OF: dict[str, int] = {
     "too_many_connections": HTTP_429_TOO_MANY_REQUESTS,
     "too_many_streams": HTTP_429_TOO_MANY_REQUESTS,
     "quota_exceeded": HTTP_429_TOO_MANY_REQUESTS,
-    "target_too_high": HTTP_422_UNPROCESSABLE_ENTITY,
+    # 409, not 422: the body is valid; this server's limit for all-bot games refuses it.
+    "target_too_high": HTTP_409_CONFLICT,
     "name_taken": HTTP_409_CONFLICT,
     "headers_too_large": HTTP_431_REQUEST_HEADER_FIELDS_TOO_LARGE,
 }
@@ -205,18 +197,7 @@ def _to_problem(request: Request[Any, Any, Any], exc: Exception) -> Response[Pro
             request, 409, exc.code, exc.message, current_version=exc.current_version
         )
     if isinstance(exc, ServiceError):
-        status = {
-            GameNotFound: HTTP_404_NOT_FOUND,
-            Unauthorized: HTTP_401_UNAUTHORIZED,
-            Forbidden: HTTP_403_FORBIDDEN,
-            TooManyConflicts: HTTP_503_SERVICE_UNAVAILABLE,
-            GameNotFinished: HTTP_409_CONFLICT,
-            # 409: the request conflicts with what the key already stands for.
-            IdempotencyKeyReused: HTTP_409_CONFLICT,
-            SeatMismatch: HTTP_409_CONFLICT,
-            NameTaken: HTTP_409_CONFLICT,
-            TargetTooHigh: HTTP_422_UNPROCESSABLE_ENTITY,
-        }.get(type(exc), HTTP_400_BAD_REQUEST)
+        status = STATUS_OF.get(exc.code, HTTP_400_BAD_REQUEST)
         retry = 1 if status == HTTP_503_SERVICE_UNAVAILABLE else None
         return problem_response(request, status, exc.code, exc.message, retry_after=retry)
     if isinstance(exc, RateLimited):

@@ -50,7 +50,7 @@ def is_creation(request: Request[Any, Any, Any]) -> bool:
 
 
 async def check_bot_target(request: Request[Any, Any, Any], max_bot_target: int) -> None:
-    """422 ``target_too_high`` for a game of four bots above ``max_bot_target`` (a body that
+    """409 ``target_too_high`` for a game of four bots above ``max_bot_target`` (a body that
     does not parse is left to the body's own validation)."""
     try:
         wanted = msgspec.json.decode(await request.body() or b"{}", type=CreateGame)

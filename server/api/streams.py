@@ -13,9 +13,10 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 from litestar import Controller, Request, get
+from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import OpenAPIType
-from litestar.params import Parameter
+from litestar.params import HeaderParameter, QueryParameter
 from litestar.response import Stream
 
 from domain import Event, PlayerReplaced, View
@@ -74,8 +75,17 @@ _FRAMES = FrameCache()
 
 
 async def sse_frames(
-    ctx: AppContext, game_id: str, after: int, viewer: int | None, views: ViewFrames | None = None
+    ctx: AppContext,
+    game_id: str,
+    after: int,
+    viewer: int | None,
+    views: ViewFrames | None = None,
+    seated_as_of: int = 0,
 ) -> AsyncIterator[bytes]:
+    """The stream's frames from ``after`` on, as ``viewer`` sees them. ``viewer`` is who the
+    token showed the game to at version ``seated_as_of``: seat changes up to that version are
+    earlier occupants' history (the token's holder sat down after them, or has left already
+    and ``viewer`` is None), so only later ones change whom the stream shows the game to."""
     heartbeat = ctx.settings.sse_heartbeat_s
     yield b"retry: 1000\n: stream of game %s from version %d\n\n" % (game_id.encode(), after)
     if views is not None:
@@ -104,7 +114,11 @@ async def sse_frames(
                 yield b"event: resync\ndata: {}\n\n"
                 return
             yield _FRAMES.frame(event.version, event.data, viewer)
-            if viewer is not None and _event_type(event.data) in _SEAT_CHANGES:
+            if (
+                viewer is not None
+                and event.version > seated_as_of
+                and _event_type(event.data) in _SEAT_CHANGES
+            ):
                 changed = decode_event(event.data)
                 if getattr(changed, "seat", None) == viewer:
                     if isinstance(changed, PlayerReplaced):
@@ -122,8 +136,8 @@ async def sse_frames(
 
 LastEventId = Annotated[
     str | None,
-    Parameter(
-        header="Last-Event-ID",
+    HeaderParameter(
+        name="Last-Event-ID",
         required=False,
         pattern=r"^[0-9]{1,16}$",
         description="Resume after this version (an ``id`` this stream sent; browsers send it "
@@ -159,7 +173,9 @@ class StreamController(Controller):
         "an ``event: resync`` message: reload the view and follow again from its version. "
         "With ``view=true``, ``event: view`` messages (data: the View schema, no ``id``) "
         "follow each batch of events. A stream of a seat whose person leaves goes on as a "
-        "spectator's; one whose seat is taken over by someone else ends.",
+        "spectator's; one whose seat is taken over by someone else while its person is away "
+        "ends. Seat changes before the token's own seating are history: a stream read from "
+        "the start by a seat's newcomer shows that seat's cards throughout.",
         media_type=SSE_MEDIA_TYPE,
         operation_class=sse_operation(SSE_MEDIA_TYPE),
         responses={
@@ -177,14 +193,14 @@ class StreamController(Controller):
         self,
         request: Request[Any, Any, Any],
         game_id: GameId,
-        ctx: AppContext,
+        ctx: NamedDependency[AppContext],
         after: After = 0,
         token: SeatToken = None,
         last_event_id: LastEventId = None,
         view: Annotated[
             bool,
-            Parameter(
-                query="view",
+            QueryParameter(
+                name="view",
                 description="``true``: after each batch of events (one command's), and once "
                 "at the start, an ``event: view`` message whose data is the caller's view "
                 "(the View schema) as of the events sent so far; it has no ``id``.",
@@ -192,11 +208,12 @@ class StreamController(Controller):
         ] = False,
     ) -> Stream:
         seat = await ctx.auth.seat_of(game_id, token_of(request), required=False)
-        viewer = seen_by(await ctx.service.state(game_id), seat)
+        state = await ctx.service.state(game_id)
+        viewer = seen_by(state, seat)
         start = _resume_point(last_event_id, after)
         views = await ViewFrames.at(ctx.service, game_id, start) if view else None
         return Stream(
-            sse_frames(ctx, game_id, start, viewer, views),
+            sse_frames(ctx, game_id, start, viewer, views, seated_as_of=state.version),
             media_type=SSE_MEDIA_TYPE,
             headers=_HEADERS,
         )

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from litestar import MediaType, Response, Router, get
 from litestar.datastructures import CacheControlHeader
+from litestar.params import FromPath
 from litestar.static_files import create_static_files_router
 
 __all__ = ["WEB_DIR", "web_router"]
@@ -56,7 +57,7 @@ def lobby_page() -> Response[bytes]:
 @get(
     ["/table/{game_id:str}", "/replay/{game_id:str}"], include_in_schema=False, sync_to_thread=False
 )
-def game_page(game_id: str) -> Response[bytes]:
+def game_page(game_id: FromPath[str]) -> Response[bytes]:
     """A table (seated or watching) or a finished game's replay: the script reads the id."""
     del game_id  # routed by the script from the URL
     return _page()

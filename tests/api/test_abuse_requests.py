@@ -86,7 +86,7 @@ async def test_an_all_bot_game_has_a_capped_target(client: httpx.AsyncClient) ->
     client could add about 95 MB of Redis a minute."""
     bots = ["random"] * 4
     response = await client.post("/v1/games", json={"bots": bots, "rules": {"target": 99}})
-    problem = problem_of(response, 422, "target_too_high")
+    problem = problem_of(response, 409, "target_too_high")
     assert "21" in problem["detail"]
     assert (await client.post("/v1/games", json={"bots": bots, "rules": {"target": 21}})).is_success
     # A table people play is not capped (they play it at their own pace).
