@@ -18,20 +18,19 @@ can lose a deadline. And it can check a seat token's hash against the stored one
 writing, so a command is only ever stored with the token that holds the seat *now* (not one a
 process cached before the seat changed hands, or before Redis was restored from a backup).
 
-On a Redis Cluster the script also PUBLISHes the new version on the game's doorbell channel
-(:func:`~server.store.keys.bell_channel`), last, after every write: that is how the cluster hub
-learns that a stream grew (see :mod:`server.store.cluster_hub`). All keys it touches carry the
-game's hash tag, so the cluster runs it on the one node that holds the game.
+The script also PUBLISHes the new version on the game's doorbell channel
+(:func:`~server.store.keys.bell_channel`), last, after every write: that is how every
+process's hub learns that a stream grew, on one server or a cluster (see
+:mod:`server.store.hub`). All keys it touches carry the game's hash tag, so a cluster runs it
+on the one node that holds the game.
 """
 
 from __future__ import annotations
 
-import hashlib
 from typing import Final
 
 __all__ = [
     "APPEND_LUA",
-    "APPEND_SCRIPT_SHA",
     "CONFLICT",
     "DUE_FIX_LUA",
     "DUPLICATE",
@@ -111,6 +110,3 @@ else
 end
 return 1
 """
-
-# What EVALSHA sends (tests use it to see the script cache emptied by a restart).
-APPEND_SCRIPT_SHA: Final = hashlib.sha1(APPEND_LUA.encode(), usedforsecurity=False).hexdigest()

@@ -41,7 +41,7 @@ from redis import Redis
 
 from server.api.app import create_app
 from server.redis_server import redis_binary
-from server.settings import ENV_NAMES, Settings, from_env
+from server.settings import ENV_NAMES, Settings, SettingsError, from_env
 
 COMPOSE = DEPLOY / "compose.yaml"
 NGINX = DEPLOY / "nginx.conf"
@@ -663,6 +663,18 @@ def test_deployment_runs_as_the_images_non_root_user_read_only() -> None:
     assert main["readOnlyRootFilesystem"] is True
     assert main["allowPrivilegeEscalation"] is False
     assert main["capabilities"]["drop"] == ["ALL"]
+
+
+def test_deployment_gets_no_service_link_variables() -> None:
+    """Kubernetes would give each pod ALLFOURS_PORT=tcp://<ip>:<port> for the Service named
+    allfours: a value the server refuses for its own port setting."""
+    deployment = the("Deployment")
+    service = k8s_object("Service", deployment["metadata"]["name"])
+    link = f"{service['metadata']['name'].upper().replace('-', '_')}_PORT"
+    if link in ENV_NAMES.values():
+        with pytest.raises(SettingsError):
+            settings_for({link: "tcp://10.0.0.1:80"})
+    assert pod_spec(deployment)["enableServiceLinks"] is False
 
 
 def test_deployment_reads_redis_url_from_the_generated_secret() -> None:
