@@ -506,6 +506,25 @@ def location_for(server: NginxBlock, path: str) -> NginxBlock:
     return max((loc for loc in prefixes if path.startswith(loc.args[0])), key=lambda b: b.args)
 
 
+QUERY_BEARING = re.compile(r"\$(request|request_uri|args|query_string|arg_\w+|http_referer)\b")
+"""nginx variables that hold a request's query string (a stream's ?token=)."""
+
+
+def test_nginx_access_log_never_holds_a_query_string() -> None:
+    http = nginx().child("http")
+    formats = {args[0]: " ".join(args[1:]) for args in http.values("log_format")}
+    logs = http.values("access_log")
+    assert logs, "an access log, named with its format"
+    for args in logs:
+        if args[0] == "off":
+            continue
+        assert len(args) >= 2 and args[1] in formats, (
+            f"{args}: nginx's default format logs $request"
+        )
+        assert not QUERY_BEARING.search(formats[args[1]]), formats[args[1]]
+    assert "$uri" in " ".join(formats.values())
+
+
 def test_nginx_upstream_is_the_compose_app_service() -> None:
     services = compose()["services"]
     http = nginx().child("http")

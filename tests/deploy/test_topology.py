@@ -175,3 +175,23 @@ async def test_redis_killed_mid_game_loses_nothing(topology: Topology) -> None:
         # (The replay is read from the restarted Redis: its AOF held every acknowledged event.)
         await check_nothing_lost(client, players)
     assert any(sent > killed_at for p in players for sent in p.sent_at.values())
+
+
+async def test_nginx_logs_no_stream_token(topology: Topology) -> None:
+    """A browser's EventSource sends its seat token as ``?token=``: nginx's access log shows the
+    stream's path, never the token."""
+    async with httpx.AsyncClient(base_url=topology.url, timeout=10) as client:
+        game = (await create_game(client, [None, "random", "random", "random"]))["game_id"]
+        token = await take_seat(client, game, 0, "ann")
+        async with client.stream(
+            "GET", f"/v1/games/{game}/stream", params={"token": token}
+        ) as response:
+            assert response.status_code == 200
+    path = f"/v1/games/{game}/stream"
+    deadline = time.monotonic() + 10
+    log = ""
+    while path not in log:  # nginx logs a request once its connection closed
+        assert time.monotonic() < deadline, log[-2000:]
+        await asyncio.sleep(0.2)
+        log = await asyncio.to_thread(topology.scope.logs, topology.lb, 500)
+    assert token not in log and token.rsplit(".", 1)[1] not in log
