@@ -40,6 +40,7 @@ from deploy_model import (
 from redis import Redis
 
 from server.api.app import create_app
+from server.ops.cli import COMMANDS as TOOLBOX_COMMANDS
 from server.redis_server import redis_binary
 from server.settings import ENV_NAMES, Settings, SettingsError, from_env
 
@@ -694,6 +695,26 @@ def test_deployment_gets_no_service_link_variables() -> None:
         with pytest.raises(SettingsError):
             settings_for({link: "tcp://10.0.0.1:80"})
     assert pod_spec(deployment)["enableServiceLinks"] is False
+
+
+def test_maintenance_jobs_run_toolbox_commands_like_the_servers() -> None:
+    """Each CronJob runs an ``allfours`` subcommand that exists, against the servers' Redis,
+    under the same restrictions as the server pods."""
+    server = container(the("Deployment"))
+    jobs = [o for o in k8s_objects() if o["kind"] == "CronJob"]
+    commands: set[str] = set()
+    for job in jobs:
+        pod = job["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+        (main,) = pod["containers"]
+        assert main["args"][0] == "allfours" and main["args"][1] in TOOLBOX_COMMANDS, main["args"]
+        assert main["image"] == server["image"]
+        (url,) = [e for e in main["env"] if e["name"] == "REDIS_URL"]
+        (server_url,) = [e for e in server["env"] if e["name"] == "REDIS_URL"]
+        assert url == server_url
+        assert pod["enableServiceLinks"] is False and pod["securityContext"]["runAsNonRoot"]
+        assert main["securityContext"] == server["securityContext"]
+        commands.add(main["args"][1])
+    assert "expire" in commands
 
 
 def test_deployment_reads_redis_url_from_the_generated_secret() -> None:

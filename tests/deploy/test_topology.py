@@ -195,3 +195,28 @@ async def test_nginx_logs_no_stream_token(topology: Topology) -> None:
         await asyncio.sleep(0.2)
         log = await asyncio.to_thread(topology.scope.logs, topology.lb, 500)
     assert token not in log and token.rsplit(".", 1)[1] not in log
+
+
+async def test_the_ops_service_archives_a_finished_game_that_the_replicas_serve_back(
+    topology: Topology,
+) -> None:
+    """``docker compose run --rm ops allfours archive``: a finished game leaves Redis for the
+    shared archive volume, and its replay, now read from there by the replicas through nginx,
+    is byte-identical; ``allfours check`` then finds nothing wrong."""
+    async with httpx.AsyncClient(base_url=topology.url, timeout=10) as client:
+        game = (await create_game(client, ["random"] * 4, target=3))["game_id"]
+        before = await client.get(f"/v1/games/{game}/replay")
+        assert before.status_code == 200, before.text
+        archived = await asyncio.to_thread(
+            topology.run_tool, "allfours", "archive", "--older-than", "0"
+        )
+        assert game in archived.stdout + archived.stderr, archived.stdout + archived.stderr
+        key = f"allfours:{{{game}}}:events"
+        gone = podman("exec", topology.redis, "redis-cli", "--raw", "exists", key)
+        assert gone.stdout.strip() == "0", "the archived game is still in Redis"
+        for _ in range(len(topology.replicas)):  # least_conn: likely each replica once
+            after = await client.get(f"/v1/games/{game}/replay")
+            assert after.status_code == 200, after.text
+            assert after.content == before.content
+    checked = await asyncio.to_thread(topology.run_tool, "allfours", "check")
+    assert checked.returncode == 0, checked.stdout + checked.stderr

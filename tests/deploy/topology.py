@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import random
 import re
+import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +34,7 @@ from typing import Any
 import httpx
 import yaml
 from deploy_model import DEPLOY, duration_seconds
-from podman_support import Scope, healthy, podman, wait_until
+from podman_support import RUN_FLAGS, Scope, healthy, podman, wait_until
 
 OVERRIDE = Path(__file__).with_name("compose.test.yaml")
 SSE_READ_TIMEOUT_S = 3
@@ -124,12 +125,7 @@ class Topology:
         mac = "02:42:" + ":".join(f"{int(byte):02x}" for byte in address.split("."))
         options = ["--network", self.network, "--ip", address, "--mac-address", mac]
         options += ["--network-alias", service]
-        if self.redis:
-            options += ["--add-host", f"redis:{self._addresses[self.redis]}"]
-        for key, value in (spec.get("environment") or {}).items():
-            options += ["-e", f"{key}={value}"]
-        for mount in spec.get("volumes", []):
-            options += ["-v", self.mount(mount)]
+        options += self._redis_env_and_volumes(spec)
         for published in spec.get("ports", []):
             _, _, target = str(published).rpartition(":")
             options += ["-p", f"127.0.0.1:{self.port}:{target}"]
@@ -137,6 +133,24 @@ class Topology:
         container = self.scope.run(name, spec["image"], *options, command=spec.get("command", []))
         self._addresses[container] = address
         return container
+
+    def run_tool(self, *command: str) -> subprocess.CompletedProcess[str]:
+        """``command`` in a one-off container of the ``ops`` service (``docker compose run
+        --rm ops ...``), to its end."""
+        spec = self.service("ops")
+        options = ["--rm", "--network", self.network, *self._redis_env_and_volumes(spec)]
+        return podman("run", *RUN_FLAGS, *options, spec["image"], *command, timeout=300)
+
+    def _redis_env_and_volumes(self, spec: dict[str, Any]) -> list[str]:
+        """``podman run`` options for a service's Redis address, environment and volumes."""
+        options = []
+        if self.redis:
+            options += ["--add-host", f"redis:{self._addresses[self.redis]}"]
+        for key, value in (spec.get("environment") or {}).items():
+            options += ["-e", f"{key}={value}"]
+        for mount in spec.get("volumes", []):
+            options += ["-v", self.mount(mount)]
+        return options
 
     def mount(self, mount: str) -> str:
         source, _, rest = mount.partition(":")
