@@ -13,7 +13,10 @@ async def test_a_game_played_from_one_stream_and_one_post_per_decision(
     client: httpx.AsyncClient,
 ) -> None:
     game = (
-        await create_game(client, [None, "random", "random", "random"], target=3, turn_seconds=None)
+        # To 10: kicks alone never end it before ann's first decision (to 3 a Jack may).
+        await create_game(
+            client, [None, "random", "random", "random"], target=10, turn_seconds=None
+        )
     )["game_id"]
     token = await take_seat(client, game, 0, "ann")
     posts = 0

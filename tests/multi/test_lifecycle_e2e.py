@@ -57,9 +57,9 @@ async def test_an_abandoned_seat_is_timed_out_then_played_to_the_end(pair: Fleet
     client = pair.clients[0]
     game = (
         await create_game(
-            client, [None, "heuristic", "heuristic", "heuristic"], target=3, turn_seconds=1
+            client, [None, "heuristic", "heuristic", "heuristic"], target=10, turn_seconds=1
         )
-    )["game_id"]
+    )["game_id"]  # to 10: kicks alone never end it before ann's first turn (to 3 a Jack may)
     await take_seat(client, game, 0, "ann")
     view = (await client.get(f"/v1/games/{game}")).json()
     assert view["to_act"] == 0 and isinstance(view["deadline"], int)
@@ -200,7 +200,8 @@ async def test_a_rematch_keeps_the_seats_for_the_people(pair: Fleet) -> None:
 
 async def test_no_card_leaks_in_lifecycle_events_and_views(pair: Fleet) -> None:
     client = pair.clients[0]
-    game = (await create_game(client, [None, None, "random", "random"], turn_seconds=1, target=3))[
+    # To 10: kicks alone never end it before the people's commands below (to 3 a Jack may).
+    game = (await create_game(client, [None, None, "random", "random"], turn_seconds=1, target=10))[
         "game_id"
     ]
     tokens = {seat: await take_seat(client, game, seat, f"p{seat}") for seat in (0, 1)}

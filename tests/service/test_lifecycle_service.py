@@ -97,11 +97,17 @@ async def due_score(store: RedisEventStore, game_id: str) -> int | None:
 
 
 async def table_with_one_person(service: GameService, *, seconds: int = CLOCK_S) -> str:
-    created = await service.create_game(
-        Rules(target=5, turn_seconds=seconds), [None, "heuristic", "heuristic", "heuristic"]
-    )
-    await service.take_seat(created.game_id, 0, "ann")
-    return created.game_id
+    """A game to 5 where the seated person (seat 0) has a decision, so a deadline, pending.
+    Now and then kicks alone (a Jack is 3) take the bots' team to 5 before the person ever
+    decides; such a deal proves nothing here, so a fresh table is set."""
+    for _ in range(20):
+        created = await service.create_game(
+            Rules(target=5, turn_seconds=seconds), [None, "heuristic", "heuristic", "heuristic"]
+        )
+        await service.take_seat(created.game_id, 0, "ann")
+        if (await service.state(created.game_id)).deadline is not None:
+            return created.game_id
+    raise AssertionError("20 tables in a row without a clocked decision for the person")
 
 
 async def test_the_due_index_follows_every_command(service: GameService, clock: Clock) -> None:
@@ -275,7 +281,8 @@ async def test_a_left_seat_is_taken_over_and_the_old_token_is_refused(
 async def test_a_rematch_keeps_the_seats_for_their_people(
     service: GameService, clock: Clock
 ) -> None:
-    created = await service.create_game(Rules(target=3), [None, "heuristic", None, "random"])
+    # To 10: kicks alone never end it before the resignation (to 3 a Jack may).
+    created = await service.create_game(Rules(target=10), [None, "heuristic", None, "random"])
     game = created.game_id
     await service.take_seat(game, 0, "ann")
     await service.take_seat(game, 2, "cal")
