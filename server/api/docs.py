@@ -78,6 +78,7 @@ _TITLES = {
     404: "No such game",
     409: "Refused by the rules or the game's state",
     413: "Request body too large",
+    415: "A body not sent as ``application/json``",
     422: "A value the game cannot use",
     429: "Rate limited (see ``Retry-After``)",
     500: "An unexpected error (a bug, never the client's input)",

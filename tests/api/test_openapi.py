@@ -69,6 +69,17 @@ def test_every_operation_has_an_id_and_documents_problems(committed: dict[str, A
             assert "application/json" not in response["content"], (method, path, status)
 
 
+def test_every_post_documents_the_request_guards_problems(committed: dict[str, Any]) -> None:
+    """The request guard answers any POST with a body too large (413) or not JSON (415),
+    before its handler runs: a client generator must see both on every POST."""
+    posts = [(path, op) for method, path, op in operations(committed) if method == "POST"]
+    assert len(posts) >= 5
+    for path, op in posts:
+        for status, code in (("413", "payload_too_large"), ("415", "unsupported_media_type")):
+            assert status in op["responses"], (path, status)
+            assert code in op["responses"][status]["description"], (path, status)
+
+
 def test_problem_schema_has_the_rfc_9457_members_and_a_code(committed: dict[str, Any]) -> None:
     problem = committed["components"]["schemas"]["Problem"]
     assert set(problem["required"]) == {"type", "title", "status", "code"}
