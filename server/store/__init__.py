@@ -16,6 +16,7 @@ Errors: :class:`StoreUnavailable` (Redis down: 503, retry later), :class:`StoreR
 
 from .clients import RedisClient, is_cluster_url
 from .cluster_hub import ClusterSubscriptionHub
+from .entries import command_digest
 from .errors import (
     ResyncRequired,
     StoreError,
@@ -54,6 +55,7 @@ __all__ = [
     "SubscriptionHub",
     "bell_channel",
     "cmds_key",
+    "command_digest",
     "connect_store",
     "events_key",
     "is_cluster_url",

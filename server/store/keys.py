@@ -38,7 +38,9 @@ def events_key(game_id: str) -> str:
 
 
 def cmds_key(game_id: str) -> str:
-    """Hash: command id -> ``"<last version>:<first version>"`` of the batch it appended."""
+    """Hash: command digest (see :func:`~server.store.entries.command_digest`; the id itself
+    in records written before digests) -> ``"<last version>:<first version>:<fingerprint>"``
+    of the batch it appended."""
     return f"{_EVENTS_HEAD}{game_id}}}:cmds"
 
 

@@ -46,16 +46,17 @@ TOKEN_REJECTED: Final = 3
 
 APPEND_LUA: Final = """
 -- KEYS[1] events stream, KEYS[2] command-id hash, KEYS[3] seat-token hash, KEYS[4] due-index
--- ARGV[1] expected version, ARGV[2] command id ('' = none),
+-- ARGV[1] expected version, ARGV[2] command digest ('' = none),
 -- ARGV[3] seat ('' = none), ARGV[4] that seat's new token hash,
 -- ARGV[5] channel to announce the new version on ('' = none),
 -- ARGV[6] the command's fingerprint (recorded with its id),
 -- ARGV[7] due-index score: '' = leave as is, '-' = remove, else ms; ARGV[8] the game id,
 -- ARGV[9] seat whose token must match ('' = no check), ARGV[10] that token's hash,
--- ARGV[11..n] event bytes
+-- ARGV[11] the command id itself, looked up only (records of versions before digests),
+-- ARGV[12..n] event bytes
 local cmd = ARGV[2]
 if cmd ~= '' then
-  local seen = redis.call('HGET', KEYS[2], cmd)
+  local seen = redis.call('HGET', KEYS[2], cmd) or redis.call('HGET', KEYS[2], ARGV[11])
   if seen then
     local last, first, print = string.match(seen, '^(%d+):(%d+):?(.*)$')
     return {2, tonumber(last), tonumber(first), print}
@@ -70,13 +71,13 @@ if version ~= tonumber(ARGV[1]) then
 end
 -- All checks passed: from here on, only writes.
 local first = version + 1
-for i = 11, #ARGV do
+-- Every entry has the same two fields (c is '' but on a batch's first): a stream node then
+-- stores the field names once, not on each entry.
+local mark = cmd
+for i = 12, #ARGV do
   version = version + 1
-  if i == 11 and cmd ~= '' then
-    redis.call('XADD', KEYS[1], version .. '-0', 'e', ARGV[i], 'c', cmd)
-  else
-    redis.call('XADD', KEYS[1], version .. '-0', 'e', ARGV[i])
-  end
+  redis.call('XADD', KEYS[1], version .. '-0', 'e', ARGV[i], 'c', mark)
+  mark = ''
 end
 if cmd ~= '' then
   redis.call('HSET', KEYS[2], cmd, version .. ':' .. first .. ':' .. ARGV[6])

@@ -14,8 +14,10 @@ AppendStatus = Literal["ok", "conflict", "duplicate", "rejected"]
 class StoredEvent(msgspec.Struct, frozen=True, gc=False):
     """One event as stored: its version (stream position, from 1) and its opaque encoded bytes.
 
-    ``command_id`` is set on the first event of a batch appended with a command id; it lets
-    audits (and the race tests) check that every command was applied exactly once.
+    ``command_id`` is set on the first event of a batch appended with a command id: the id's
+    :func:`~server.store.entries.command_digest` (the id itself in entries written before
+    digests); it lets audits (and the race tests) check that every command was applied
+    exactly once.
     """
 
     version: int

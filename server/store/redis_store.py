@@ -46,7 +46,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from .clients import RedisClient, cluster_client, is_cluster_url
 from .cluster_hub import ClusterSubscriptionHub
 from .doorbells import server_connector
-from .entries import decode_entry
+from .entries import command_digest, decode_entry
 from .errors import StoreError, StoreUnavailable
 from .hub import SubscriptionHub
 from .keys import (
@@ -214,7 +214,7 @@ class RedisEventStore:
                 ),
                 args=(
                     expected_version,
-                    command_id or "",
+                    command_digest(command_id) if command_id else "",
                     seat,
                     token_hash,
                     bell,
@@ -223,6 +223,7 @@ class RedisEventStore:
                     game_id,
                     checked_seat,
                     checked_hash,
+                    command_id or "",
                     *events,
                 ),
             )
@@ -334,9 +335,13 @@ class RedisEventStore:
         now, would refuse it (the card it plays is no longer in the hand)."""
         validate_game_id(game_id)
         try:
-            raw: Any = await self._redis.hget(cmds_key(game_id), command_id)
+            # Under its digest; under the id itself if recorded before digests.
+            found: list[Any] = await self._redis.hmget(
+                cmds_key(game_id), [command_digest(command_id), command_id]
+            )
         except REDIS_ERRORS as exc:
             raise store_error(exc) from exc
+        raw = found[0] if found[0] is not None else found[1]
         if raw is None:
             return None
         last, first, *recorded = raw.decode().split(":", 2)

@@ -544,7 +544,7 @@ async def memory_after_expiry(
     leisure), then compares ``MEMORY USAGE`` (every element counted) of what the games hold
     (their own keys, the lobby's keys and the due-index) with the bytes of their events (the
     ``e`` field of each stream entry, summed): ``redis_bytes_per_event_byte``. The detail splits
-    a game's keys by kind, counts the command ids that ride on the streams (part of the log's
+    a game's keys by kind, counts the command digests that ride on the streams (part of the log's
     entries, not events) and gives ``used_memory``'s growth since before the run too (which
     also holds fixed costs: buffers, the script cache, the allocator's slack).
     """

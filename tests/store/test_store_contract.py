@@ -26,6 +26,7 @@ from server.store import (
     SubscriberLagged,
     Subscription,
     cmds_key,
+    command_digest,
     connect_store,
     events_key,
 )
@@ -67,7 +68,7 @@ async def test_append_creates_game(store: RedisEventStore, game_id: str) -> None
     assert await store.version(game_id) == 2
     assert await store.exists(game_id)
     assert await store.read(game_id) == [
-        StoredEvent(1, b"a", "create"),
+        StoredEvent(1, b"a", command_digest("create")),
         StoredEvent(2, b"b", None),
     ]
 
@@ -141,6 +142,37 @@ async def test_recorded_command_answers_like_a_duplicate(
     await store.append(game_id, 1, ev("b", "c"), command_id="cmd")
     assert await store.recorded_command(game_id, "cmd") == AppendResult("duplicate", 3, 2)
     assert await store.recorded_command(game_id, "other") is None
+
+
+async def test_the_store_keeps_a_digest_of_a_command_id_never_the_id(
+    store: RedisEventStore, redis: Redis, game_id: str
+) -> None:
+    """A seating's command id holds its Idempotency-Key, which works as a secret; and ids are
+    long. The log and the records keep the id's digest; the id itself is nowhere in Redis."""
+    secret = "seat0:join:" + uuid.uuid4().hex
+    await store.append(game_id, 0, ev("a"), command_id=secret)
+    assert [e.command_id for e in await store.read(game_id)] == [command_digest(secret)]
+    assert len(command_digest(secret)) == 16 and command_digest(secret) != command_digest("x")
+    assert await redis.hkeys(cmds_key(game_id)) == [command_digest(secret).encode()]
+    for key in (events_key(game_id), cmds_key(game_id)):
+        assert secret.encode() not in await redis.dump(key), key
+
+
+async def test_records_written_before_digests_still_answer_retries(
+    store: RedisEventStore, redis: Redis, game_id: str
+) -> None:
+    """An older version recorded the id itself: a retry reaching this version during a
+    rolling upgrade is still a duplicate, not a second application."""
+    await store.append(game_id, 0, ev("a", "b"))
+    await redis.xadd(events_key(game_id), {"e": b"c", "c": b"old-cmd"}, id="3-0")
+    await redis.hset(cmds_key(game_id), "old-cmd", "3:3:print")
+    assert await store.append(game_id, 3, ev("c"), command_id="old-cmd") == AppendResult(
+        "duplicate", 3, 3, "print"
+    )
+    assert await store.recorded_command(game_id, "old-cmd") == AppendResult(
+        "duplicate", 3, 3, "print"
+    )
+    assert [e.command_id for e in await store.read(game_id)] == [None, None, "old-cmd"]
 
 
 async def test_command_ids_are_per_game(store: RedisEventStore, game_id: str) -> None:
@@ -229,7 +261,7 @@ async def test_tampered_stream_fails_before_writing(
     with pytest.raises(StoreError, match="equal or smaller"):
         await store.append(game_id, 2, ev("x", "y"), command_id="cmd")
     assert [e.version for e in await store.read(game_id)] == [1, 3]
-    assert not await redis.hexists(cmds_key(game_id), "cmd")
+    assert not await redis.hexists(cmds_key(game_id), command_digest("cmd"))
 
 
 async def test_versions_are_gapless(store: RedisEventStore, game_id: str) -> None:

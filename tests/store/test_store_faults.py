@@ -25,6 +25,7 @@ from server.store import (
     StoreRegressed,
     StoreUnavailable,
     Subscription,
+    command_digest,
     connect_store,
 )
 
@@ -238,7 +239,7 @@ async def test_client_kill_storm_during_appends_applies_every_command_once(
     assert sorted(e.data for e in events) == sorted(
         f"{w}:{i}".encode() for w in range(6) for i in range(60)
     )
-    assert all(e.command_id == e.data.decode() for e in events)
+    assert all(e.command_id == command_digest(e.data.decode()) for e in events)
 
 
 # -- (c) Redis down ----------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from server.store import AppendResult, RedisEventStore, StoredEvent, connect_store
+from server.store import AppendResult, RedisEventStore, StoredEvent, command_digest, connect_store
 
 GAMES = ("a", "b")
 COMMAND_IDS = st.one_of(st.none(), st.sampled_from([f"cmd{i}" for i in range(6)]))
@@ -64,7 +64,8 @@ class StoreModel(RuleBasedStateMachine):
             assert result == AppendResult("conflict", len(log), 0)
         else:
             first = len(log) + 1
-            log.extend((data, command_id if i == 0 else None) for i, data in enumerate(events))
+            mark = command_digest(command_id) if command_id else None
+            log.extend((data, mark if i == 0 else None) for i, data in enumerate(events))
             assert result == AppendResult("ok", len(log), first)
             if command_id:
                 self.commands[game][command_id] = (first, len(log))

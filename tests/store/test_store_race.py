@@ -8,7 +8,7 @@ import collections
 import pytest
 from redis.asyncio import Redis
 
-from server.store import RedisEventStore, cmds_key, connect_store
+from server.store import RedisEventStore, cmds_key, command_digest, connect_store
 
 pytestmark = pytest.mark.backends  # on a Redis server and on a Redis Cluster
 
@@ -50,14 +50,15 @@ async def test_concurrent_writers_apply_every_command_exactly_once(
     assert conflicts > 0  # the writers really raced
 
     # Every command id marks exactly one batch, whose events follow it contiguously and whole.
-    marked = collections.Counter(e.command_id for e in events if e.command_id is not None)
+    ids = {command_digest(f"{w}:{i}"): f"{w}:{i}" for w in range(WRITERS) for i in range(COMMANDS)}
+    marked = collections.Counter(ids[e.command_id] for e in events if e.command_id is not None)
     assert len(marked) == WRITERS * COMMANDS
     assert set(marked.values()) == {1}
     batches: dict[str, list[bytes]] = {}
     current = ""
     for e in events:
         if e.command_id is not None:
-            current = e.command_id
+            current = ids[e.command_id]
         batches.setdefault(current, []).append(e.data)
     for command, datas in batches.items():
         w, i = map(int, command.split(":"))
