@@ -7,42 +7,15 @@ rate limit unless asked, heartbeats every 0.2 s), same readiness check.
 
 from __future__ import annotations
 
-import asyncio
 import sys
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "api"))
 
-from multi_support import Fleet
-from support import ServerProcess, start_server
-
-
-async def start_fleet(
-    redis_url: str, workdir: Path, size: int, env: Mapping[str, str] | None = None
-) -> Fleet:
-    servers = await asyncio.gather(
-        *(start_server(redis_url, workdir / f"instance-{i}", env) for i in range(size)),
-        return_exceptions=True,
-    )
-    started = [s for s in servers if isinstance(s, ServerProcess)]
-    failed = [s for s in servers if not isinstance(s, ServerProcess)]
-    if failed:
-        for server in started:
-            await server.stop()
-        raise failed[0]
-    return Fleet(started)
-
-
-async def stop_fleet(fleet: Fleet) -> None:
-    """Stop the instances still running (SIGTERM); each must exit cleanly."""
-    await fleet.aclose()
-    codes = await asyncio.gather(
-        *(server.stop() for server in fleet.servers if server.proc.poll() is None)
-    )
-    assert all(code == 0 for code in codes), [s.log_tail() for s in fleet.servers]
+from multi_support import Fleet, start_fleet, stop_fleet
 
 
 @pytest.fixture(scope="module")

@@ -9,12 +9,13 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
-from support import Frame, ServerProcess, bearer, command_body, sse_frames
+from support import Frame, ServerProcess, bearer, command_body, sse_frames, start_server
 
 
 @dataclass
@@ -163,3 +164,28 @@ class Seat:
         self.answered_by[index] += 1
         self.duplicates += accepted["duplicate"]
         changed.set()  # look again: this seat may be the next to act too
+
+
+async def start_fleet(
+    redis_url: str, workdir: Path, size: int, env: Mapping[str, str] | None = None
+) -> Fleet:
+    servers = await asyncio.gather(
+        *(start_server(redis_url, workdir / f"instance-{i}", env) for i in range(size)),
+        return_exceptions=True,
+    )
+    started = [s for s in servers if isinstance(s, ServerProcess)]
+    failed = [s for s in servers if not isinstance(s, ServerProcess)]
+    if failed:
+        for server in started:
+            await server.stop()
+        raise failed[0]
+    return Fleet(started)
+
+
+async def stop_fleet(fleet: Fleet) -> None:
+    """Stop the instances still running (SIGTERM); each must exit cleanly."""
+    await fleet.aclose()
+    codes = await asyncio.gather(
+        *(server.stop() for server in fleet.servers if server.proc.poll() is None)
+    )
+    assert all(code == 0 for code in codes), [s.log_tail() for s in fleet.servers]

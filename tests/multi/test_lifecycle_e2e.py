@@ -13,8 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import start_fleet, stop_fleet
-from multi_support import Fleet
+from multi_support import Fleet, start_fleet, stop_fleet
 from support import (
     LeakChecker,
     all_events,

@@ -10,8 +10,8 @@ from random import Random
 
 import httpx
 import pytest
-from conftest import Toolbox
 from support import check_finished_log, create_game, drive, replay_of, take_seat
+from toolbox_support import Toolbox
 
 from server.lobby import Lobby
 from server.ops.archive import Archiver
