@@ -59,10 +59,12 @@ class Dealt(_Event, frozen=True, tag="Dealt"):
     dealer: int = 0
     """The seat that dealt."""
     hands: tuple[tuple[str, ...] | None, ...] = (None, None, None, None)
-    """Six cards per seat, indexed by seat; null where the viewer may not see them (everyone but
-    the seat itself until the game is over)."""
+    """Six cards per seat, indexed by seat; null where the viewer may not see them: in the event
+    log and on streams every hand but the viewer's own, even after the end. The replay (once
+    the game is over) shows every hand."""
     stock: tuple[str, ...] | None = None
-    """The undealt rest of the pack in order; None for every viewer until the game is over."""
+    """The undealt rest of the pack in order, from the first kick on; null in the event log and
+    on streams for every viewer, shown in the replay (once the game is over)."""
 
     def pack_order(self) -> tuple[str, ...]:
         """The pack as it came off: each hand from the dealer's right round to the dealer,

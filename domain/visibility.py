@@ -71,7 +71,7 @@ class View(msgspec.Struct, frozen=True):
     phase: Phase
     """seating (waiting for players), dealing (a deal is due: never seen for long), begging (the
     dealer's right stands or begs), dealer_choice (the dealer gives one or runs the pack),
-    playing, ended."""
+    playing, ended; ``new`` only before the game's first event (no answer shows it)."""
     rules: Rules
     viewer: Viewer
     """The seat this view is for, or null for a spectator."""

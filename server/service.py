@@ -229,6 +229,10 @@ class GameService:
             raise TooManyConflicts(f"game id {game_id} is taken; retry")
         return created
 
+    async def created_with(self, idempotency_key: str) -> bool:
+        """Whether a creation with this ``Idempotency-Key`` made its table already."""
+        return await self.store.exists(game_id_for_key(idempotency_key))
+
     async def take_seat(
         self,
         game_id: str,

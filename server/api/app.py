@@ -164,7 +164,6 @@ def create_app(settings: Settings | None = None) -> Litestar:
         await check_body_strictly(request)
         if is_creation(request):
             await check_bot_target(request, settings.max_bot_target)
-            await ctx.limiter.count_creation(request)
 
     app = Litestar(
         route_handlers=[

@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from litestar.typing import FieldDefinition
 
 _DESCRIPTIONS = {
-    304: "Not modified: the game is still at the version of your ETag",
+    304: "Not modified: the game is still at the version of your ETag (sent again in "
+    "``ETag``; no body)",
     400: "Malformed request (``invalid_request``)",
     401: "Missing or unknown seat token (``unauthorized``)",
     403: "A token of another seat or game (``forbidden``)",

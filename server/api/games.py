@@ -61,8 +61,9 @@ from server.api.models import (
     StepAwayCommand,
     TakeSeat,
 )
+from server.api.problems import RateLimited
 from server.codec import decode_event, redact_bytes
-from server.errors import Forbidden, GameNotFinished, GameNotFound, SeatMismatch
+from server.errors import Forbidden, GameNotFinished, GameNotFound, SeatMismatch, ServiceError
 from server.lobby import GamePage, Status
 from server.ops.archive import read_archived
 from server.rematch import open_rematch
@@ -189,11 +190,26 @@ class GamesController(Controller):
     )
     async def create_game(
         self,
+        request: Request[Any, Any, Any],
         data: JSONBody[CreateGame],
         ctx: NamedDependency[AppContext],
         idempotency_key: IdempotencyKey = None,
     ) -> GameRef:
-        result = await ctx.service.create_game(data.rules, data.bots, idempotency_key)
+        # Only new tables use up the address's quota: a retried creation is answered as the
+        # duplicate it is, even once the quota is used up, and a refused one costs nothing.
+        try:
+            counter = await ctx.limiter.count_creation(request)
+        except RateLimited:
+            if idempotency_key is None or not await ctx.service.created_with(idempotency_key):
+                raise
+            counter = None
+        try:
+            result = await ctx.service.create_game(data.rules, data.bots, idempotency_key)
+        except ServiceError:
+            await ctx.limiter.refund_creation(counter)
+            raise
+        if result.duplicate:
+            await ctx.limiter.refund_creation(counter)
         return GameRef(result.game_id, result.version, result.duplicate)
 
     @get(
@@ -485,7 +501,8 @@ class GamesController(Controller):
         security=SEAT_OPTIONAL,
         summary="The event log as the caller may see it",
         description="Events after version ``after``, at most ``limit``. Other seats' cards "
-        "and the stock are blanked out (null) for everyone until the replay is published.",
+        "and the stock are always blanked out (null) here, even after the end: once the game "
+        "is over, ``getReplay`` has the whole log, every hand and the stock included.",
         responses=problems(
             "invalid_request", "unauthorized", "forbidden", "not_found", "unavailable"
         ),

@@ -86,7 +86,7 @@ class _Body(
     seat: int | None = None
     """Optional: the path's seat acts (its token proves it). Accepted so that a client can
     send an entry of its view's ``legal_actions`` back as it is; if given, it must be the
-    path's seat (else 400 ``seat_mismatch``)."""
+    path's seat (else 409 ``seat_mismatch``)."""
 
 
 class StandCommand(_Body, frozen=True, tag="stand"):

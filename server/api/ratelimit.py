@@ -15,6 +15,7 @@ are cheap (ETag/304) and streams are long-lived and capped per address on their 
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
@@ -28,10 +29,19 @@ from server.store.keys import seats_key
 from server.store.redis_store import store_error
 from server.tokens import claim_of, token_hash
 
+_log = logging.getLogger(__name__)
+
 _COUNT = """
 local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return n
+"""
+
+# Gives a count back, but never to a counter that has expired meanwhile (DECR would
+# recreate it at -1, with no lifetime).
+_REFUND = """
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('DECR', KEYS[1]) end
+return 0
 """
 
 _COUNT_IF_SEATED = """
@@ -55,6 +65,7 @@ class RateLimiter:
         self._tables_per_hour = tables_per_hour
         self._count = redis.register_script(_COUNT)
         self._count_if_seated = redis.register_script(_COUNT_IF_SEATED)
+        self._refund = redis.register_script(_REFUND)
 
     async def check(self, request: Request[Any, Any, Any]) -> None:
         """Count this request against its client; :class:`RateLimited` when over the limit."""
@@ -72,12 +83,14 @@ class RateLimiter:
             retry = self._window - int(time.time()) % self._window
             raise RateLimited(max(retry, 1))
 
-    async def count_creation(self, request: Request[Any, Any, Any]) -> None:
+    async def count_creation(self, request: Request[Any, Any, Any]) -> str | None:
         """Count a table creation against its address's hourly quota (none when the quota
         or the rate limit is 0: the rate limit's 0 turns every per-client write limit off);
-        :class:`RateLimited` with code ``quota_exceeded`` when it is used up."""
+        :class:`RateLimited` with code ``quota_exceeded`` when it is used up (that request is
+        not counted). Returns the counter, for :meth:`refund_creation` when no table is made.
+        Counted before the table is created, so concurrent creations cannot overshoot."""
         if self._tables_per_hour <= 0 or self._limit <= 0:
-            return
+            return None
         now = int(time.time())
         key = f"allfours:{{tq:{self._address(request)}}}:{now // 3600}"
         try:
@@ -85,11 +98,24 @@ class RateLimiter:
         except REDIS_ERRORS as exc:
             raise store_error(exc) from exc
         if count > self._tables_per_hour:
+            await self.refund_creation(key)
             raise RateLimited(
                 max(3600 - now % 3600, 1),
                 code="quota_exceeded",
                 detail=f"at most {self._tables_per_hour} new tables an hour from one address",
             )
+        return key
+
+    async def refund_creation(self, counter: str | None) -> None:
+        """Give back a count of :meth:`count_creation` whose request made no table (a retry
+        answered as the duplicate it is, or a refusal). Best effort: if Redis fails here the
+        answer stands and the address just has one table less this hour."""
+        if counter is None:
+            return
+        try:
+            await self._refund(keys=[counter])
+        except REDIS_ERRORS:
+            _log.warning("could not give back a table creation to its quota", exc_info=True)
 
     @staticmethod
     def _address(request: Request[Any, Any, Any]) -> str:

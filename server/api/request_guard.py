@@ -5,8 +5,9 @@
   read as JSON all the same.
 - A game of four bots is played out, whole, by the request that creates it: its ``target``
   is capped (``ALLFOURS_MAX_BOT_TARGET``) so that one request cannot write an unbounded log.
-- Table creations count against the client address's hourly quota (after the checks above,
-  so a refused request costs nothing).
+
+The hourly quota of new tables per address is counted by the creation itself
+(``GamesController.create_game``), which alone knows whether a table was made.
 """
 
 from __future__ import annotations

@@ -53,7 +53,10 @@ def openapi_config() -> OpenAPIConfig:
                     type="http",
                     scheme="bearer",
                     description="The seat token returned once by takeSeat "
-                    "(``<game>.<seat>.<secret>``).",
+                    "(``<game>.<seat>.<secret>``), sent as ``Authorization: Bearer <token>``. "
+                    "Reads (GET) also take it as the ``token`` query parameter, for a "
+                    "browser's EventSource, which cannot set headers; writes (POST) only in "
+                    "the header (a token in a POST's query is not read).",
                 )
             }
         ),

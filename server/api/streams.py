@@ -88,7 +88,9 @@ async def sse_frames(
     and ``viewer`` is None), so only later ones change whom the stream shows the game to."""
     heartbeat = ctx.settings.sse_heartbeat_s
     yield b"retry: 1000\n: stream of game %s from version %d\n\n" % (game_id.encode(), after)
-    if views is not None:
+    if views is not None and after > 0:
+        # Where the client resumes: the game as it has it. From 0 there is no game yet to
+        # show (phase "new"): the snapshot after the first batch comes at once.
         yield views.frame(viewer)
     subscription = ctx.store.subscribe(game_id, after)
     ctx.streams.add(subscription)

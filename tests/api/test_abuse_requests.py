@@ -125,6 +125,29 @@ async def test_table_creations_have_an_hourly_quota_per_address(
         assert other.status_code == 201, other.text
 
 
+async def test_only_new_tables_use_up_the_quota(quota_server: ServerProcess) -> None:
+    """Retries answered as duplicates and refused creations are not counted; a retry still
+    gets its table once the quota is used up."""
+    me = {"X-Forwarded-For": "198.19.7.3"}
+    keyed = {**me, "Idempotency-Key": "quota-key-1"}
+    async with httpx.AsyncClient(base_url=quota_server.url, timeout=10.0) as client:
+        first = await client.post("/v1/games", json={}, headers=keyed)
+        assert first.status_code == 201, first.text
+        for _ in range(3):
+            again = await client.post("/v1/games", json={}, headers=keyed)
+            assert again.status_code == 201 and again.json()["duplicate"], again.text
+            reused = await client.post("/v1/games", json={"bots": ["random"] * 4}, headers=keyed)
+            problem_of(reused, 409, "idempotency_key_reused")
+        for _ in range(2):
+            assert (await client.post("/v1/games", json={}, headers=me)).status_code == 201
+        problem_of(await client.post("/v1/games", json={}, headers=me), 429, "quota_exceeded")
+        late = await client.post("/v1/games", json={}, headers=keyed)
+        assert late.status_code == 201, late.text
+        assert late.json() == {**first.json(), "duplicate": True}
+        unknown = {**me, "Idempotency-Key": "quota-key-2"}
+        problem_of(await client.post("/v1/games", json={}, headers=unknown), 429, "quota_exceeded")
+
+
 async def test_open_streams_are_capped_per_address(quota_server: ServerProcess) -> None:
     me = {"X-Forwarded-For": "198.19.8.1"}
     async with httpx.AsyncClient(base_url=quota_server.url, timeout=10.0) as client:

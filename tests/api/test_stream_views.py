@@ -52,9 +52,21 @@ async def test_a_game_played_from_one_stream_and_one_post_per_decision(
 
 async def test_a_spectator_snapshot_holds_no_hand(client: httpx.AsyncClient) -> None:
     game = (await create_game(client, ["random"] * 4, target=2))["game_id"]
-    async for frame in sse_frames(client, f"/v1/games/{game}/stream", params={"view": "1"}):
-        if frame.event == "view":
-            view = json.loads(frame.data)
-            assert view["hand"] is None and view["legal_actions"] == []
-            assert view["version"] == 0  # the first snapshot: where the stream starts
-            break
+    path = f"/v1/games/{game}/stream"
+    last_event = 0
+    async for frame in sse_frames(client, path, params={"view": "1"}):
+        if frame.event != "view":
+            assert frame.id is not None
+            last_event = frame.id
+            continue
+        view = json.loads(frame.data)
+        assert view["hand"] is None and view["legal_actions"] == []
+        # From 0 the first snapshot follows the first batch: never a game before its first
+        # event (phase "new", no seed commitment).
+        assert view["version"] == last_event > 0
+        assert view["phase"] != "new" and view["seed_commitment"]
+        break
+    # A resumed stream first shows the game where the client has it.
+    async for frame in sse_frames(client, path, params={"view": "1", "after": "3"}):
+        assert frame.event == "view" and json.loads(frame.data)["version"] == 3
+        break
