@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, get, post
@@ -61,9 +62,8 @@ from server.api.models import (
     StepAwayCommand,
     TakeSeat,
 )
-from server.api.problems import RateLimited
 from server.codec import decode_event, redact_bytes
-from server.errors import Forbidden, GameNotFinished, GameNotFound, SeatMismatch, ServiceError
+from server.errors import Forbidden, GameNotFinished, GameNotFound, SeatMismatch
 from server.lobby import GamePage, Status
 from server.ops.archive import read_archived
 from server.rematch import open_rematch
@@ -195,21 +195,14 @@ class GamesController(Controller):
         ctx: NamedDependency[AppContext],
         idempotency_key: IdempotencyKey = None,
     ) -> GameRef:
-        # Only new tables use up the address's quota: a retried creation is answered as the
-        # duplicate it is, even once the quota is used up, and a refused one costs nothing.
-        try:
-            counter = await ctx.limiter.count_creation(request)
-        except RateLimited:
-            if idempotency_key is None or not await ctx.service.created_with(idempotency_key):
-                raise
-            counter = None
-        try:
-            result = await ctx.service.create_game(data.rules, data.bots, idempotency_key)
-        except ServiceError:
-            await ctx.limiter.refund_creation(counter)
-            raise
-        if result.duplicate:
-            await ctx.limiter.refund_creation(counter)
+        made_already = (
+            None if idempotency_key is None else partial(ctx.service.created_with, idempotency_key)
+        )
+        result = await ctx.limiter.within_table_quota(
+            request,
+            partial(ctx.service.create_game, data.rules, data.bots, idempotency_key),
+            made_already,
+        )
         return GameRef(result.game_id, result.version, result.duplicate)
 
     @get(

@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from litestar import Request
 
 from server.api.auth import token_of
 from server.api.problems import RateLimited
-from server.errors import Unauthorized
+from server.errors import ServiceError, Unauthorized
+from server.service import CommandResult
 from server.store import REDIS_ERRORS, RedisClient
 from server.store.keys import seats_key
 from server.store.redis_store import store_error
@@ -83,12 +85,42 @@ class RateLimiter:
             retry = self._window - int(time.time()) % self._window
             raise RateLimited(max(retry, 1))
 
-    async def count_creation(self, request: Request[Any, Any, Any]) -> str | None:
-        """Count a table creation against its address's hourly quota (none when the quota
-        or the rate limit is 0: the rate limit's 0 turns every per-client write limit off);
-        :class:`RateLimited` with code ``quota_exceeded`` when it is used up (that request is
-        not counted). Returns the counter, for :meth:`refund_creation` when no table is made.
-        Counted before the table is created, so concurrent creations cannot overshoot."""
+    async def within_table_quota(
+        self,
+        request: Request[Any, Any, Any],
+        create: Callable[[], Awaitable[CommandResult]],
+        made_already: Callable[[], Awaitable[bool]] | None,
+    ) -> CommandResult:
+        """Run a table creation against its address's hourly quota: only a new table uses
+        it up. ``made_already`` tells whether the request's ``Idempotency-Key`` made its table
+        before (None without a key): such a retry is answered, as the duplicate it is, even
+        once the quota is used up. The count is taken before ``create`` (concurrent creations
+        cannot overshoot) and given back when no table was made."""
+        try:
+            counter = await self._count_creation(request)
+        except RateLimited:
+            if made_already is None or not await made_already():
+                raise
+            counter = None
+        try:
+            result = await create()
+        except ServiceError:  # refused: nothing was stored
+            await self._refund_creation(counter)
+            raise
+        except Exception:
+            # The store failed: the table may have been made and only the answer lost. Only
+            # the key can tell (if the store answers); without one the count is kept.
+            if made_already is not None and not await _or_true(made_already):
+                await self._refund_creation(counter)
+            raise
+        if result.duplicate:
+            await self._refund_creation(counter)
+        return result
+
+    async def _count_creation(self, request: Request[Any, Any, Any]) -> str | None:
+        """Count a creation against its address's quota (none when the quota or the rate
+        limit is 0: the rate limit's 0 turns every per-client write limit off); the counter,
+        or :class:`RateLimited` ``quota_exceeded`` (that request not counted)."""
         if self._tables_per_hour <= 0 or self._limit <= 0:
             return None
         now = int(time.time())
@@ -98,7 +130,7 @@ class RateLimiter:
         except REDIS_ERRORS as exc:
             raise store_error(exc) from exc
         if count > self._tables_per_hour:
-            await self.refund_creation(key)
+            await self._refund_creation(key)
             raise RateLimited(
                 max(3600 - now % 3600, 1),
                 code="quota_exceeded",
@@ -106,10 +138,9 @@ class RateLimiter:
             )
         return key
 
-    async def refund_creation(self, counter: str | None) -> None:
-        """Give back a count of :meth:`count_creation` whose request made no table (a retry
-        answered as the duplicate it is, or a refusal). Best effort: if Redis fails here the
-        answer stands and the address just has one table less this hour."""
+    async def _refund_creation(self, counter: str | None) -> None:
+        """Give back a count that made no table. Best effort: if Redis fails here the answer
+        stands and the address just has one table less this hour."""
         if counter is None:
             return
         try:
@@ -138,3 +169,11 @@ class RateLimiter:
             args=[claim.seat, digest, self._window + 1],
         )
         return int(count)
+
+
+async def _or_true(check: Callable[[], Awaitable[bool]]) -> bool:
+    """``check()``, or True when it fails too (the store is still down): keep the count."""
+    try:
+        return await check()
+    except Exception:
+        return True

@@ -1,8 +1,9 @@
 """The Redis Streams adapter of the event store port.
 
-One stream per game (``allfours:{<game>}:events``), entry id ``<version>-0``, one field ``e``
-with the event's bytes (plus ``c``, the command id, on the first entry of a batch). Appends go
-through one Lua script (see :mod:`server.store.lua`); reads are plain XRANGE.
+One stream per game (``allfours:{<game>}:events``), entry id ``<version>-0``, field ``e`` with
+the event's bytes and ``c`` with the command id's digest (:func:`command_digest`) on a batch's
+first entry, empty on the others. Appends go through one Lua script (see
+:mod:`server.store.lua`); reads are plain XRANGE.
 
 Retries and idempotency: redis-py transparently retries a command after a connection error or
 timeout. For reads that is harmless. For an append it could, in principle, apply a command
