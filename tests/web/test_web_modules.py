@@ -84,3 +84,120 @@ async def test_card_names_and_the_deck_derivation_match_the_server(page: Page) -
     assert checked["commitmentOk"] and checked["dealerOk"] and checked["ok"], json.dumps(checked)
     forged = {**created, "seed_commitment": commit("00" * 32)}
     assert not (await page.evaluate(verify, [forged, seed]))["ok"]
+
+
+async def test_a_result_puts_the_winners_score_first(page: Page) -> None:
+    await page.goto("/")
+    result = await page.evaluate(
+        """async () => {
+      const { narrate, scoreLine } = await import('/static/js/narrate.js');
+      const names = ['Ann', 'Ben', 'Cy', 'Di'];
+      const ended = { type: 'GameEnded', winner: 1, scores: [9, 14], reason: 'target' };
+      return [scoreLine([9, 14], 1), scoreLine([1, 0], 1), scoreLine([3, 5], null),
+              narrate(ended, names, null)];
+    }"""
+    )
+    assert result == ["14\u20139", "0\u20131", "A 3 · B 5", "Team B wins the game, 14 to 9."]
+
+
+GREYED = """async ([hand, trick, trump, legal]) => {
+  const { apply, initial } = await import('/static/js/state.js');
+  const { renderTable } = await import('/static/js/table.js');
+  const seats = [0, 1, 2, 3].map((seat) => ({ seat, team: seat % 2, name: `P${seat}`, bot: null,
+                                              cards_held: 3, away: false, left: false }));
+  const view = { version: 30, phase: 'playing', viewer: 0, to_act: 0, dealer: 3, hand_number: 1,
+    deal_number: 1, seats, rules: { target: 14, turn_seconds: null }, trump, kicks: ['4D'],
+    scores: [0, 0], trick: trick.map(([seat, card]) => ({ seat, card })), last_trick: [],
+    tricks_played: 2, game_counts: [0, 0], hand,
+    legal_actions: legal.map((card) => ({ type: 'play', seat: 0, card })), winner: null,
+    seed_commitment: 'c', seed: null, deadline: null, seat_actions: [], end_reason: null,
+    rematch: null };
+  const root = renderTable(apply(initial('g', 0), { kind: 'view', view }),
+                           { now: () => 0 });
+  const cards = [...root.querySelectorAll('.hand button.card')];
+  return {
+    greyed: cards.filter((b) => b.disabled && b.classList.contains('unplayable'))
+                 .map((b) => [b.dataset.card, b.getAttribute('aria-label')]),
+    hint: root.querySelector('#rule-hint').textContent,
+  };
+}"""
+
+
+@pytest.mark.parametrize(
+    ("hand", "trick", "trump", "legal", "greyed", "hint"),
+    [
+        (
+            ["5S", "AH", "2D"],
+            [[3, "KH"]],
+            "D",
+            ["AH", "2D"],
+            [["5S", "five of spades, cannot be played now"]],
+            "Follow hearts or play a trump.",
+        ),
+        (
+            ["5S", "3D", "QD"],
+            [[3, "KD"]],
+            "D",
+            ["3D", "QD"],
+            [["5S", "five of spades, cannot be played now"]],
+            "Trumps were led: follow with a trump.",
+        ),
+        (
+            ["5S", "3D", "QD"],
+            [[2, "KH"], [3, "JD"]],
+            "D",
+            ["5S", "QD"],
+            [["3D", "three of diamonds, cannot be played now"]],
+            "No undertrumping: a trump below the highest in the trick only when you have "
+            "nothing else to play.",
+        ),
+        (["5S", "AH"], [], "D", ["5S", "AH"], [], ""),
+    ],
+)
+async def test_greyed_cards_say_which_rule_greys_them(
+    page: Page,
+    hand: list[str],
+    trick: list[list[object]],
+    trump: str,
+    legal: list[str],
+    greyed: list[list[str]],
+    hint: str,
+) -> None:
+    """The server's legal actions decide which cards are playable; the page greys the others
+    and names the rule, on a line that is there (empty) even when nothing is greyed."""
+    await page.goto("/")
+    shown = await page.evaluate(GREYED, [hand, trick, trump, legal])
+    assert shown == {"greyed": greyed, "hint": hint}
+
+
+async def test_a_redraw_keeps_the_focus_or_hands_it_on(page: Page) -> None:
+    """The focused control is found again after a redraw; when it is gone (the last card was
+    played and the game ended), the focus goes to the marked next control (Rematch), not back
+    to the top of the page."""
+    await page.goto("/")
+    focused = await page.evaluate(
+        """async () => {
+      const { h, redrawer } = await import('/static/js/dom.js');
+      const root = document.createElement('div');
+      document.body.append(root);
+      const frame = () => new Promise((done) => requestAnimationFrame(() => setTimeout(done)));
+      let content = () => [h('button', { 'data-key': 'card-5S' }, '5S'),
+                           h('button', { 'data-key': 'card-AH' }, 'AH')];
+      const redraw = redrawer(root, () => h('div', {}, content()));
+      redraw();
+      await frame();
+      root.querySelector('[data-key="card-AH"]').focus();
+      const seen = [];
+      redraw();
+      await frame();
+      seen.push(document.activeElement.dataset.key);
+      content = () => [h('button', { 'data-key': 'back' }, 'Back'),
+                       h('button', { 'data-key': 'rematch', 'data-focus-next': true }, 'Rematch')];
+      redraw();
+      await frame();
+      seen.push(document.activeElement.dataset.key);
+      root.remove();
+      return seen;
+    }"""
+    )
+    assert focused == ["card-AH", "rematch"]

@@ -49,6 +49,30 @@ def busy_moment(events: list[Any]) -> int:
     raise AssertionError("no such moment in this game")
 
 
+async def trick_overlaps(page: Page) -> list[str]:
+    """What the trick's cards (and empty places) overlap: they must stay inside the trick's
+    box, with the status line above it and the note below it clear of them."""
+    return list(
+        await page.evaluate(
+            """() => {
+      const box = (el) => el.getBoundingClientRect();
+      const trick = box(document.querySelector('.centre .trick'));
+      const status = box(document.querySelector('.centre .status'));
+      const note = box(document.querySelector('.centre .trick-note'));
+      const found = [];
+      for (const el of document.querySelectorAll('.centre .trick .slot > *')) {
+        const r = box(el);
+        const out = r.top < trick.top - 0.5 || r.bottom > trick.bottom + 0.5;
+        if (out) found.push('outside the trick');
+      }
+      if (status.bottom > trick.top + 0.5) found.push('status over the trick');
+      if (note.top < trick.bottom - 0.5) found.push('note over the trick');
+      return found;
+    }"""
+        )
+    )
+
+
 async def test_screens(page: Page, api: httpx.AsyncClient, screenshots: Path) -> None:
     waiting = (
         await api.post("/v1/games", json={"bots": [None, "heuristic", None, "heuristic"]})
@@ -64,8 +88,10 @@ async def test_screens(page: Page, api: httpx.AsyncClient, screenshots: Path) ->
     await mid_hand(page, random.Random(7))
     await page.mouse.move(0, 0)
     await page.screenshot(path=str(screenshots / "table.png"), full_page=True)
+    assert await trick_overlaps(page) == []
     await page.set_viewport_size({"width": 390, "height": 844})
     await page.screenshot(path=str(screenshots / "table-mobile.png"), full_page=True)
+    assert await trick_overlaps(page) == []
     await page.set_viewport_size({"width": 1280, "height": 900})
 
     await page.goto("/")

@@ -33,7 +33,9 @@ function append(el, children) {
 /**
  * Schedules `draw()` (which returns the new content of `root`) for the next animation frame;
  * calls in between coalesce into one redraw. The focused element is found again by its
- * `data-key` after the swap, so keyboard play survives redraws.
+ * `data-key` after the swap, so keyboard play survives redraws; when it is gone (the last card
+ * was played), the focus moves to the element marked `data-focus-next`, if any (the rematch
+ * button at the end), rather than back to the top of the page.
  */
 export function redrawer(root, draw) {
   let pending = false;
@@ -44,7 +46,8 @@ export function redrawer(root, draw) {
     root.replaceChildren(draw());
     if (key) {
       const again = root.querySelector(`[data-key="${CSS.escape(key)}"]`);
-      if (again && !again.disabled) again.focus({ preventScroll: true });
+      const next = again && !again.disabled ? again : root.querySelector("[data-focus-next]");
+      next?.focus({ preventScroll: true });
     }
   };
   return () => {

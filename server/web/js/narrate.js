@@ -7,6 +7,13 @@ export const TEAM_NAMES = ["Team A", "Team B"];
 
 const AWARD_NAMES = { high: "High", low: "Low", jack: "Jack", hang_jack: "Hang Jack", game: "Game" };
 
+/** Scores with the winner's first ("Team B won 14–9"); both teams', A first, while nobody has
+ * won ("A 3 · B 5"): a bare "1–0" does not say whose 1 it is. */
+export function scoreLine(scores, winner, sep = "–") {
+  if (winner === null || winner === undefined) return `A ${scores[0]} · B ${scores[1]}`;
+  return `${scores[winner]}${sep}${scores[1 - winner]}`;
+}
+
 export function awardName(kind) {
   return AWARD_NAMES[kind] || kind;
 }
@@ -67,7 +74,7 @@ export function narrate(event, names, viewer) {
     }
     case "GameEnded": {
       const why = event.reason === "resigned" ? ` (${TEAM_NAMES[1 - event.winner]} resigned)` : "";
-      return `${TEAM_NAMES[event.winner]} wins the game, ${event.scores[0]} to ${event.scores[1]}${why}.`;
+      return `${TEAM_NAMES[event.winner]} wins the game, ${scoreLine(event.scores, event.winner, " to ")}${why}.`;
     }
     case "GameAborted":
       return event.reason === "expired"

@@ -5,7 +5,7 @@
 import { h } from "./dom.js";
 import { cardFace } from "./cardview.js";
 import { POSITIONS, awardRow, handFacts, kicksCorner, trickCross } from "./felt.js";
-import { TEAM_NAMES, narrate, seatLabel } from "./narrate.js";
+import { TEAM_NAMES, narrate, scoreLine, seatLabel } from "./narrate.js";
 import { tableAt } from "./replaystate.js";
 
 export function renderPicker(model, handlers) {
@@ -64,7 +64,7 @@ export function renderPicker(model, handlers) {
                 "li",
                 { class: "game-row" },
                 h("a", { href: `/replay/${encodeURIComponent(game.game_id)}`, "data-link": true }, h("code", {}, game.game_id)),
-                h("span", {}, `${game.scores[0]}–${game.scores[1]}`, game.winner !== null ? `, ${TEAM_NAMES[game.winner]} won` : ""),
+                h("span", {}, game.winner !== null ? `${TEAM_NAMES[game.winner]} won ${scoreLine(game.scores, game.winner)}` : scoreLine(game.scores, null)),
               ),
             ),
           ),
@@ -191,7 +191,7 @@ function openSeat(table, seat) {
 function endText(table) {
   const e = table.ended;
   if (e.type === "GameAborted") return e.reason === "expired" ? "The table expired" : "The table was aborted";
-  return `${TEAM_NAMES[e.winner]} wins, ${e.scores[0]}–${e.scores[1]}`;
+  return `${TEAM_NAMES[e.winner]} wins, ${scoreLine(e.scores, e.winner)}`;
 }
 
 function scores(table) {

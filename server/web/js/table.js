@@ -3,11 +3,11 @@
 // the handlers the page passes in (`act`, `lifecycle`, `takeSeat`, `addBot`, `rematch`).
 
 import { h } from "./dom.js";
-import { cardName } from "./cards.js";
+import { cardName, suitName } from "./cards.js";
 import { cardBack, cardButton } from "./cardview.js";
 import { POSITIONS, handFacts, kicksCorner, trickCross } from "./felt.js";
 import { sidePanels } from "./tableside.js";
-import { TEAM_NAMES, namesOf, seatLabel } from "./narrate.js";
+import { TEAM_NAMES, namesOf, scoreLine, seatLabel } from "./narrate.js";
 import { isBusy } from "./state.js";
 
 const ACTION_LABELS = {
@@ -259,7 +259,7 @@ function endText(view) {
     return view.end_reason === "expired" ? "The table closed: nobody came in time" : "The table was closed";
   }
   const why = view.end_reason === "resigned" ? ` (${TEAM_NAMES[1 - view.winner]} resigned)` : "";
-  return `${TEAM_NAMES[view.winner]} wins, ${view.scores[0]}–${view.scores[1]}${why}`;
+  return `${TEAM_NAMES[view.winner]} wins, ${scoreLine(view.scores, view.winner)}${why}`;
 }
 
 function controls(state, view, actions, handlers) {
@@ -320,6 +320,7 @@ function hand(view, actions, state, handlers) {
         });
       }),
     ),
+    h("p", { class: "rule-hint", id: "rule-hint" }, myTurn ? whyGreyed(view, cards, playable) : ""),
     h(
       "p",
       { class: "keys-help" },
@@ -336,6 +337,23 @@ function hand(view, actions, state, handlers) {
       " plays.",
     ),
   );
+}
+
+/** Why the greyed cards cannot be played, in the rules' words. The server decided which cards
+ * may be played (the view's legal actions); this only names the rule that greys the others. */
+function whyGreyed(view, cards, playable) {
+  const greyed = cards.filter((code) => !playable.has(code));
+  if (greyed.length === 0) return "";
+  const led = view.trick.length > 0 ? view.trick[0].card[1] : null;
+  const reasons = [];
+  if (led !== null && greyed.some((code) => code[1] !== led && code[1] !== view.trump)) {
+    reasons.push(led === view.trump ? "Trumps were led: follow with a trump" : `Follow ${suitName(led)} or play a trump`);
+  }
+  if (led !== null && led !== view.trump && greyed.some((code) => code[1] === view.trump)) {
+    reasons.push("no undertrumping: a trump below the highest in the trick only when you have nothing else to play");
+  }
+  const why = reasons.length > 0 ? reasons.join("; ") : "These cards cannot be played now";
+  return `${why.charAt(0).toUpperCase()}${why.slice(1)}.`;
 }
 
 function spectatorNote(view) {
@@ -361,9 +379,9 @@ function lifecycle(state, view, handlers) {
   const buttons = [];
   if (view.phase === "ended") {
     if (state.rematch) {
-      buttons.push(h("button", { type: "button", class: "primary", "data-key": "join-rematch", onclick: () => handlers.rematch() }, me === null ? "Watch the rematch" : "Join the rematch"));
+      buttons.push(h("button", { type: "button", class: "primary", "data-key": "join-rematch", "data-focus-next": true, onclick: () => handlers.rematch() }, me === null ? "Watch the rematch" : "Join the rematch"));
     } else if (me !== null && "rematch" in view && view.winner !== null) {
-      buttons.push(h("button", { type: "button", class: "primary", "data-key": "rematch", onclick: () => handlers.rematch() }, "Rematch"));
+      buttons.push(h("button", { type: "button", class: "primary", "data-key": "rematch", "data-focus-next": true, onclick: () => handlers.rematch() }, "Rematch"));
     }
     buttons.push(h("a", { class: "button", href: `/replay/${encodeURIComponent(state.gameId)}`, "data-link": true }, "Replay this game"));
     buttons.push(h("a", { class: "button", href: "/", "data-link": true }, "Back to the lobby"));
