@@ -201,3 +201,32 @@ async def test_a_redraw_keeps_the_focus_or_hands_it_on(page: Page) -> None:
     }"""
     )
     assert focused == ["card-AH", "rematch"]
+
+
+HAND_SCORED = """async ([awards, scores]) => {
+  const { apply, initial } = await import('/static/js/state.js');
+  const { renderTable } = await import('/static/js/table.js');
+  const seats = [0, 1, 2, 3].map((seat) => ({ seat, team: seat % 2, name: `P${seat}`, bot: null,
+                                              cards_held: 0, away: false, left: false }));
+  const view = { version: 30, phase: 'playing', viewer: 0, to_act: 1, dealer: 3, hand_number: 1,
+    deal_number: 1, seats, rules: { target: 14, turn_seconds: null }, trump: 'D', kicks: ['4D'],
+    scores: [12, 9], trick: [], last_trick: [], tricks_played: 6, game_counts: [40, 12],
+    hand: [], legal_actions: [], winner: null, seed_commitment: 'c', seed: null, deadline: null,
+    seat_actions: [], end_reason: null, rematch: null };
+  const event = { type: 'HandScored', at: 0, awards, game_counts: [40, 12], scores };
+  const state = apply(apply(initial('g', 0), { kind: 'view', view }),
+                      { kind: 'event', version: 31, event });
+  return renderTable(state, { now: () => 0 }).querySelector('.game-note').textContent;
+}"""
+
+
+async def test_a_scored_hand_keeps_the_game_counts_and_says_why_game_was_not_awarded(
+    page: Page,
+) -> None:
+    await page.goto("/")
+    high = {"kind": "high", "team": 0, "points": 1, "card": "AD", "seat": 0}
+    game = {"kind": "game", "team": 0, "points": 1}
+    awarded = await page.evaluate(HAND_SCORED, [[high, game], [14, 9]])
+    assert awarded == "Count for GameA 40 \N{MIDDLE DOT} B 12"
+    stopped = await page.evaluate(HAND_SCORED, [[high, high], [14, 9]])
+    assert stopped == "Game: not awarded, the target was reached firstA 40 \N{MIDDLE DOT} B 12"

@@ -106,7 +106,7 @@ function scoreKeeping(next, state, event) {
       next.lastTrickWinner = event.seat;
       break;
     case "HandScored":
-      next.lastHand = { ...(hand || { number: null, kicks: [], gaveOne: [] }), awards: event.awards, scores: event.scores };
+      next.lastHand = { ...(hand || { number: null, kicks: [], gaveOne: [] }), awards: event.awards, scores: event.scores, gameCounts: event.game_counts };
       next.hand = null;
       break;
     case "RematchCreated":

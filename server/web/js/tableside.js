@@ -50,6 +50,16 @@ function lastTrick(state, view, names) {
   );
 }
 
+/** The counts that decided Game, kept after the next deal clears the live count; and why Game
+ * was not awarded when the target was reached first (awarding stops there). */
+function gameNote(hand, target) {
+  if (!hand.gameCounts) return null; // a hand scored before this page's first view
+  const counts = `A ${hand.gameCounts[0]} · B ${hand.gameCounts[1]}`;
+  const awarded = hand.awards.some((award) => award.kind === "game");
+  const stopped = !awarded && Math.max(...hand.scores) >= target;
+  return h("li", { class: "game-note" }, h("span", {}, stopped ? "Game: not awarded, the target was reached first" : "Count for Game"), h("span", {}, counts));
+}
+
 function handPoints(state, view) {
   const current = state.hand;
   const row = (what, team, points) => h("li", {}, h("span", {}, what), h("span", {}, `${TEAM_NAMES[team]} +${points}`));
@@ -71,7 +81,14 @@ function handPoints(state, view) {
     last
       ? [
           h("h3", {}, `Hand ${last.number ?? ""} scored`),
-          h("ul", { class: "awards" }, early(last), last.awards.map(awardRow), last.awards.length ? null : h("li", {}, "No points awarded")),
+          h(
+            "ul",
+            { class: "awards" },
+            early(last),
+            last.awards.map(awardRow),
+            last.awards.length ? null : h("li", {}, "No points awarded"),
+            gameNote(last, view.rules.target),
+          ),
         ]
       : null,
   );
