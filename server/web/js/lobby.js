@@ -22,7 +22,7 @@ const POINTS = [
 ];
 
 const CLOCK_CHOICES = [
-  ["", "Server default"],
+  ["", "Default"], // left out of the rules: the server records its DEFAULT_TURN_SECONDS (30 s)
   ["none", "No clock"],
   ["15", "15 seconds"],
   ["30", "30 seconds"],
