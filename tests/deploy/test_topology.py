@@ -121,12 +121,10 @@ async def test_a_replica_killed_mid_game(topology: Topology) -> None:
                 await asyncio.sleep(0.05)
             await asyncio.to_thread(topology.restart, victim, "app")
 
-        killed_at = await play_with(players, 20, kill_then_restart)
+        await play_with(players, 20, kill_then_restart)
         await check_nothing_lost(client, players)
         # The replica killed had streams: at least one seat resumed through nginx.
         assert any(p.stream.resumed_with for p in players)
-        lags = latencies_before(players, killed_at)
-        assert lags and max(lags) < 1.0, f"slowest frame {max(lags):.2f} s after its command"
 
         # Commands went to every replica; the restarted one serves again.
         during = topology.access_log_counts(COMMANDS)
@@ -135,6 +133,11 @@ async def test_a_replica_killed_mid_game(topology: Topology) -> None:
         await asyncio.sleep(11)  # nginx's fail_timeout for the replica it saw fail
         again = await seated_players(client, 7)
         await play_with(again, 1, nothing)
+        # nginx passes each frame on at once (no buffering), measured on this undisturbed game:
+        # in the first, a frame of a command sent just before the kill may be lost with the
+        # victim's stream and come only with the resume.
+        lags = latencies_before(again, time.monotonic())
+        assert lags and max(lags) < 1.0, f"slowest frame {max(lags):.2f} s after its command"
         after = topology.access_log_counts(API)
         assert after[victim] > served[victim], "the restarted replica served nothing"
 
