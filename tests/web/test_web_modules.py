@@ -230,3 +230,41 @@ async def test_a_scored_hand_keeps_the_game_counts_and_says_why_game_was_not_awa
     assert awarded == "Count for GameA 40 \N{MIDDLE DOT} B 12"
     stopped = await page.evaluate(HAND_SCORED, [[high, high], [14, 9]])
     assert stopped == "Game: not awarded, the target was reached firstA 40 \N{MIDDLE DOT} B 12"
+
+
+FINAL_TRICK = """async (seen) => {
+  const { apply, initial } = await import('/static/js/state.js');
+  const { renderTable } = await import('/static/js/table.js');
+  const seats = [0, 1, 2, 3].map((seat) => ({ seat, team: seat % 2, name: `P${seat}`, bot: null,
+                                              cards_held: 0, away: false, left: false }));
+  const view = (version, hand, lastTrick) => ({ version, phase: 'playing', viewer: 0,
+    to_act: 1, dealer: 3, hand_number: hand, deal_number: 1, seats,
+    rules: { target: 14, turn_seconds: null }, trump: 'D', kicks: ['4D'], scores: [0, 0],
+    trick: [], last_trick: lastTrick, tricks_played: 0, game_counts: [0, 0], hand: [],
+    legal_actions: [], winner: null, seed_commitment: 'c', seed: null, deadline: null,
+    seat_actions: [], end_reason: null, rematch: null });
+  const played = [[1, 'KH'], [2, 'AH'], [3, '2H'], [0, '5H']].slice(4 - seen);
+  let state = apply(initial('g', 0), { kind: 'view', view: view(20 - seen, 1, []) });
+  let version = 20 - seen;
+  for (const [seat, card] of played) {
+    state = apply(state, { kind: 'event', version: ++version,
+                           event: { type: 'CardPlayed', at: 0, seat, card } });
+  }
+  state = apply(state, { kind: 'event', version: ++version, event: { type: 'TrickWon', at: 0,
+                         seat: 2, team: 0, cards: ['KH', 'AH', '2H', '5H'] } });
+  state = apply(state, { kind: 'view', view: view(version, 2, []) });
+  const panel = renderTable(state, { now: () => 0 }).querySelector('.last-trick');
+  return [panel.querySelector('h2').textContent,
+          [...panel.querySelectorAll('figure [data-card]')].map((c) => c.dataset.card),
+          panel.querySelector('p').textContent];
+}"""
+
+
+async def test_a_hands_final_trick_stays_in_sight_after_the_next_deal(page: Page) -> None:
+    """The view of a new hand has no last trick: the page keeps the previous hand's final
+    trick it saw played (the next deal follows it at once), and nothing it saw only part of."""
+    await page.goto("/")
+    whole = await page.evaluate(FINAL_TRICK, 4)
+    assert whole == ["Last trick of the last hand", ["KH", "AH", "2H", "5H"], "Won by P2"]
+    part = await page.evaluate(FINAL_TRICK, 2)
+    assert part == ["Last trick", [], "No trick yet this hand."]

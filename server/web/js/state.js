@@ -22,6 +22,8 @@ export function initial(gameId, seat) {
     hand: null, // points of the hand in progress: {number, kicks, gaveOne, awards}
     lastHand: null, // the last scored hand, as above with its awards
     lastTrickWinner: null,
+    trickCards: [], // the trick in play as this page saw it played: [{seat, card}]
+    finalTrick: null, // the last complete trick, kept when a new hand's view has none yet
     connection: "connecting",
     error: null,
     pending: false, // a command is on its way
@@ -39,7 +41,7 @@ export function apply(state, message) {
     case "event":
       return withEvent(state, message.version, message.event);
     case "resync":
-      return { ...state, streamVersion: 0, stale: true, log: [], hand: null, lastHand: null };
+      return { ...state, streamVersion: 0, stale: true, log: [], hand: null, lastHand: null, trickCards: [], finalTrick: null };
     case "connection":
       return { ...state, connection: message.status };
     case "error":
@@ -102,8 +104,14 @@ function scoreKeeping(next, state, event) {
     case "GaveOne":
       if (hand) next.hand = { ...hand, gaveOne: [...hand.gaveOne, event] };
       break;
+    case "CardPlayed":
+      next.trickCards = [...state.trickCards, { seat: event.seat, card: event.card }];
+      break;
     case "TrickWon":
       next.lastTrickWinner = event.seat;
+      // Only a trick this page saw whole (a page opened mid-trick has part of it).
+      next.finalTrick = state.trickCards.length === event.cards.length ? state.trickCards : null;
+      next.trickCards = [];
       break;
     case "HandScored":
       next.lastHand = { ...(hand || { number: null, kicks: [], gaveOne: [] }), awards: event.awards, scores: event.scores, gameCounts: event.game_counts };

@@ -29,16 +29,20 @@ export function sidePanels(state, view) {
 }
 
 function lastTrick(state, view, names) {
+  // A new hand's view has no last trick yet: the previous hand's final one stays in sight
+  // (the next deal follows it at once), when this page saw it played.
+  const previousHand = view.last_trick.length === 0 && state.finalTrick !== null;
+  const cards = previousHand ? state.finalTrick : view.last_trick;
   return h(
     "section",
     { class: "panel last-trick" },
-    h("h2", {}, "Last trick"),
-    view.last_trick.length
+    h("h2", {}, previousHand ? "Last trick of the last hand" : "Last trick"),
+    cards.length
       ? [
           h(
             "div",
             { class: "mini-trick" },
-            view.last_trick.map((p) =>
+            cards.map((p) =>
               h("figure", {}, cardFace(p.card, "small"), h("figcaption", {}, seatLabel(names, p.seat, view.viewer))),
             ),
           ),
