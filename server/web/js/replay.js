@@ -222,6 +222,6 @@ function awards(table) {
             ? table.awards.awards.map(awardRow)
             : h("li", {}, "No points awarded"),
         )
-      : h("p", { class: "muted" }, "No hand scored yet."),
+      : h("p", { class: "muted" }, "No hand scored yet (points for kicks and for giving one count at once)."),
   );
 }
