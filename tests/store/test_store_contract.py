@@ -158,6 +158,20 @@ async def test_the_store_keeps_a_digest_of_a_command_id_never_the_id(
         assert secret.encode() not in await redis.dump(key), key
 
 
+async def test_every_entry_has_the_same_fields(
+    store: RedisEventStore, redis: Redis, game_id: str
+) -> None:
+    """Entries with the same field names are stored with the names once per stream node:
+    ``c`` is on every entry, empty but on a batch's first (read back as no command id)."""
+    await store.append(game_id, 0, ev("a", "b", "c"), command_id="cmd")
+    await store.append(game_id, 3, ev("d"))
+    entries = await redis.xrange(events_key(game_id))
+    assert [list(fields) for _, fields in entries] == [[b"e", b"c"]] * 4
+    mark = command_digest("cmd")
+    assert [fields[b"c"] for _, fields in entries] == [mark.encode(), b"", b"", b""]
+    assert [e.command_id for e in await store.read(game_id)] == [mark, None, None, None]
+
+
 async def test_records_written_before_digests_still_answer_retries(
     store: RedisEventStore, redis: Redis, game_id: str
 ) -> None:

@@ -90,14 +90,20 @@ async def test_a_result_puts_the_winners_score_first(page: Page) -> None:
     await page.goto("/")
     result = await page.evaluate(
         """async () => {
-      const { narrate, scoreLine } = await import('/static/js/narrate.js');
+      const { narrate, resultLine, scoreLine } = await import('/static/js/narrate.js');
       const names = ['Ann', 'Ben', 'Cy', 'Di'];
       const ended = { type: 'GameEnded', winner: 1, scores: [9, 14], reason: 'target' };
-      return [scoreLine([9, 14], 1), scoreLine([1, 0], 1), scoreLine([3, 5], null),
-              narrate(ended, names, null)];
+      return [scoreLine([9, 14], 1), scoreLine([1, 0], 1), resultLine([3, 5], null),
+              resultLine([9, 14], 1), narrate(ended, names, null)];
     }"""
     )
-    assert result == ["14\u20139", "0\u20131", "A 3 · B 5", "Team B wins the game, 14 to 9."]
+    assert result == [
+        "14\u2013\u20609",
+        "0\u2013\u20601",
+        "A 3 · B 5",
+        "Team B won 14\u2013\u20609",
+        "Team B wins the game, 14 to 9.",
+    ]
 
 
 GREYED = """async ([hand, trick, trump, legal]) => {
@@ -229,7 +235,7 @@ async def test_a_scored_hand_keeps_the_game_counts_and_says_why_game_was_not_awa
     awarded = await page.evaluate(HAND_SCORED, [[high, game], [14, 9]])
     assert awarded == "Count for GameA 40 \N{MIDDLE DOT} B 12"
     stopped = await page.evaluate(HAND_SCORED, [[high, high], [14, 9]])
-    assert stopped == "Game: not awarded, the target was reached firstA 40 \N{MIDDLE DOT} B 12"
+    assert stopped == "Game not awarded: target reachedA 40 \N{MIDDLE DOT} B 12"
 
 
 FINAL_TRICK = """async (seen) => {

@@ -51,7 +51,7 @@ async def test_a_person_plays_a_whole_game_against_three_bots(
     result = await page.text_content(".lifecycle .result") or ""
     assert ("Team A wins" if final["winner"] == 0 else "Team B wins") in result
     won, lost = final["scores"][final["winner"]], final["scores"][1 - final["winner"]]
-    assert f"{won}\N{EN DASH}{lost}" in result  # the winner's score first
+    assert f"{won}\N{EN DASH}\N{WORD JOINER}{lost}" in result  # the winner's score first
     # The stream told the whole story: no version was skipped.
     assert (await wait_for_table(page))["gaps"] == 0
     # The page talked to this server only: its own files and the public API.

@@ -4,7 +4,7 @@
 
 import { h } from "./dom.js";
 import { cardFace } from "./cardview.js";
-import { TEAM_NAMES, scoreLine } from "./narrate.js";
+import { TEAM_NAMES, resultLine } from "./narrate.js";
 
 const SEAT_CHOICES = [
   ["you", "You"],
@@ -120,7 +120,7 @@ function row(game, actions, extra) {
 }
 
 function scoreText(game) {
-  return h("span", { class: "score" }, scoreLine(game.scores, null));
+  return h("span", { class: "score" }, resultLine(game.scores, null));
 }
 
 export function renderLists(lists, held, handlers) {
@@ -158,9 +158,7 @@ export function renderLists(lists, held, handlers) {
       row(
         game,
         [link(`/replay/${game.game_id}`, "Replay", "button small")],
-        game.winner !== null
-          ? h("span", { class: "won" }, `${TEAM_NAMES[game.winner]} won ${scoreLine(game.scores, game.winner)}`)
-          : scoreText(game),
+        game.winner !== null ? h("span", { class: "won" }, resultLine(game.scores, game.winner)) : scoreText(game),
       ),
     ),
   );

@@ -7,11 +7,16 @@ export const TEAM_NAMES = ["Team A", "Team B"];
 
 const AWARD_NAMES = { high: "High", low: "Low", jack: "Jack", hang_jack: "Hang Jack", game: "Game" };
 
-/** Scores with the winner's first ("Team B won 14–9"); both teams', A first, while nobody has
- * won ("A 3 · B 5"): a bare "1–0" does not say whose 1 it is. */
-export function scoreLine(scores, winner, sep = "–") {
-  if (winner === null || winner === undefined) return `A ${scores[0]} · B ${scores[1]}`;
+/** The final scores, the winner's first ("14–9"): a bare "9–14" after "Team B wins" reads
+ * as if Team B had 9. The dash is followed by a word joiner: a line never breaks inside. */
+export function scoreLine(scores, winner, sep = "\u2013\u2060") {
   return `${scores[winner]}${sep}${scores[1 - winner]}`;
+}
+
+/** A game in a list: "Team B won 14–9", or both teams', named, while nobody has won
+ * ("A 3 · B 5"). */
+export function resultLine(scores, winner) {
+  return winner === null ? `A ${scores[0]} · B ${scores[1]}` : `${TEAM_NAMES[winner]} won ${scoreLine(scores, winner)}`;
 }
 
 export function awardName(kind) {

@@ -61,7 +61,7 @@ function gameNote(hand, target) {
   const counts = `A ${hand.gameCounts[0]} · B ${hand.gameCounts[1]}`;
   const awarded = hand.awards.some((award) => award.kind === "game");
   const stopped = !awarded && Math.max(...hand.scores) >= target;
-  return h("li", { class: "game-note" }, h("span", {}, stopped ? "Game: not awarded, the target was reached first" : "Count for Game"), h("span", {}, counts));
+  return h("li", { class: "game-note" }, h("span", {}, stopped ? "Game not awarded: target reached" : "Count for Game"), h("span", {}, counts));
 }
 
 function handPoints(state, view) {
