@@ -26,9 +26,11 @@ def command_digest(command_id: str) -> str:
     return base64.urlsafe_b64encode(digest).decode()
 
 
-def decode_entry(entry: tuple[bytes, dict[bytes, bytes]]) -> StoredEvent:
-    """The stored event of one XRANGE / XREAD entry."""
-    entry_id, fields = entry
+def decode_entry(entry: tuple[bytes, dict[bytes, bytes] | list[bytes]]) -> StoredEvent:
+    """The stored event of one XRANGE / XREAD entry: its fields as redis-py parses them (a
+    dict) or as Redis sends them (a flat list: field, value, field, value...)."""
+    entry_id, raw = entry
+    fields = raw if isinstance(raw, dict) else dict(zip(raw[::2], raw[1::2], strict=True))
     command = fields.get(b"c") or None
     # Ids are "<version>-0": dropping the "-0" leaves the version.
     return StoredEvent(

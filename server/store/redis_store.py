@@ -5,7 +5,12 @@ the event's bytes and ``c`` with the command id's digest (:func:`command_digest`
 first entry, empty on the others. Appends go through one Lua script (see
 :mod:`server.store.lua`); reads are plain XRANGE.
 
-Retries and idempotency: redis-py transparently retries a command after a connection error or
+The game's own commands (appends, reads, token and secret look-ups, PING) go over one pipelined
+connection on a single server (:mod:`server.store.pipelined`: redis-py's client cost more CPU
+per command than the rest of a player's command); the lobby, the rate limiter, pipelines and the
+hub's reads use redis-py's pool, and a cluster uses redis-py's cluster client for everything.
+
+Retries and idempotency: both clients transparently retry a command after a connection error or
 timeout. For reads that is harmless. For an append it could, in principle, apply a command
 twice: the first attempt may have run on the server and only its reply was lost. Two things
 make the retry safe: the expected version (a second attempt at the same expected version finds
@@ -32,6 +37,7 @@ from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
+from redis.commands.core import AsyncScript
 from redis.exceptions import (
     ClusterError,
     CrossSlotTransactionError,
@@ -64,6 +70,7 @@ from .keys import (
 )
 from .lua import APPEND_LUA, CONFLICT, DUE_FIX_LUA, OK, TOKEN_REJECTED
 from .model import AppendResult, Due, DueUpdate, StoredEvent
+from .pipelined import Arg, PipelinedRedis, Script
 from .subscription import Subscription
 from .watermarks import Watermarks
 
@@ -115,6 +122,8 @@ class RedisEventStore:
     ``blocking`` gives the settings (and name) of the subscription hub's one Pub/Sub connection;
     the client itself is never used. When ``commands`` is a :class:`RedisCluster`, ``blocking``
     is not used (pass None): the hub connects to a node, naming its connection ``hub_name``.
+    ``line``: the pipelined connection for the game's own commands on a single server (None:
+    those go through ``commands`` as well).
     """
 
     def __init__(
@@ -127,13 +136,19 @@ class RedisEventStore:
         watermark_capacity: int = 100_000,
         hub_name: str = "allfours-hub",
         connect_timeout: float = 2.0,
+        line: PipelinedRedis | None = None,
     ) -> None:
         self._redis = commands
+        self._line = line
         self._watermarks = Watermarks(watermark_capacity)
         # redis-py's Script does EVALSHA and, on NOSCRIPT (e.g. after a Redis restart emptied
         # the script cache), SCRIPT LOAD (on every master, on a cluster) and one more EVALSHA.
         self._append_script = commands.register_script(APPEND_LUA)
         self._due_fix_script = commands.register_script(DUE_FIX_LUA)
+        self._scripts = {
+            self._append_script: Script(APPEND_LUA),
+            self._due_fix_script: Script(DUE_FIX_LUA),
+        }
         self.cluster = isinstance(commands, RedisCluster)
         self.hub: SubscriptionHub
         if isinstance(commands, RedisCluster):
@@ -155,6 +170,21 @@ class RedisEventStore:
                 block_ms=block_ms,
                 queue_size=queue_size,
             )
+
+    async def _command(self, *args: Arg) -> Any:
+        """One command over the pipelined line, else through redis-py (whose XRANGE replies
+        come as (id, dict) pairs instead of the line's flat lists: ``decode_entry`` reads
+        both)."""
+        if self._line is not None:
+            return await self._line.execute(*args)
+        return await self._redis.execute_command(*args)
+
+    async def _run_script(
+        self, script: AsyncScript, keys: Sequence[Arg], args: Sequence[Arg]
+    ) -> Any:
+        if self._line is not None:
+            return await self._line.evalsha(self._scripts[script], keys, args)
+        return await script(keys=keys, args=args)  # type: ignore[arg-type]  # (ints are fine)
 
     @property
     def redis(self) -> RedisClient:
@@ -206,14 +236,15 @@ class RedisEventStore:
             checked_seat, checked_hash = required_token if required_token else ("", "")
             # The script rings the game's doorbell for the subscription hubs.
             bell = bell_channel(game_id)
-            reply: list[Any] = await self._append_script(
-                keys=(
+            reply: list[Any] = await self._run_script(
+                self._append_script,
+                (
                     events_key(game_id),
                     cmds_key(game_id),
                     seats_key(game_id),
                     due_key(game_id, cluster=self.cluster),
                 ),
-                args=(
+                (
                     expected_version,
                     command_digest(command_id) if command_id else "",
                     seat,
@@ -253,8 +284,9 @@ class RedisEventStore:
             raise ValueError(f"limit must be >= 1 or None, not {limit}")
         validate_game_id(game_id)
         try:
-            entries: Any = await self._redis.xrange(
-                events_key(game_id), min=f"{after + 1}-0", count=limit
+            bounds = (events_key(game_id), f"{after + 1}-0", "+")
+            entries: Any = await self._command(
+                "XRANGE", *bounds, *(() if limit is None else ("COUNT", limit))
             )
         except REDIS_ERRORS as exc:
             raise store_error(exc) from exc
@@ -280,7 +312,7 @@ class RedisEventStore:
         """Like :meth:`version` but without the regression check (used by the hub)."""
         validate_game_id(game_id)
         try:
-            length: int = await self._redis.xlen(events_key(game_id))
+            length: int = await self._command("XLEN", events_key(game_id))
         except REDIS_ERRORS as exc:
             raise store_error(exc) from exc
         return length
@@ -300,7 +332,7 @@ class RedisEventStore:
         """The stored hash of ``seat``'s token (None: seat not taken by a person)."""
         validate_game_id(game_id)
         try:
-            raw: Any = await self._redis.hget(seats_key(game_id), str(seat))
+            raw: Any = await self._command("HGET", seats_key(game_id), str(seat))
         except REDIS_ERRORS as exc:
             raise store_error(exc) from exc
         return raw.decode() if raw is not None else None
@@ -324,7 +356,7 @@ class RedisEventStore:
     async def get_secret(self, game_id: str, *, name: str = "secret") -> str | None:
         validate_game_id(game_id)
         try:
-            raw: Any = await self._redis.get(secret_key(game_id, name))
+            raw: Any = await self._command("GET", secret_key(game_id, name))
         except REDIS_ERRORS as exc:
             raise store_error(exc) from exc
         return raw.decode() if raw is not None else None
@@ -337,8 +369,8 @@ class RedisEventStore:
         validate_game_id(game_id)
         try:
             # Under its digest; under the id itself if recorded before digests.
-            found: list[Any] = await self._redis.hmget(
-                cmds_key(game_id), [command_digest(command_id), command_id]
+            found: list[Any] = await self._command(
+                "HMGET", cmds_key(game_id), command_digest(command_id), command_id
             )
         except REDIS_ERRORS as exc:
             raise store_error(exc) from exc
@@ -377,9 +409,10 @@ class RedisEventStore:
         """
         validate_game_id(game_id)
         try:
-            done: Any = await self._due_fix_script(
-                keys=(events_key(game_id), due_key(game_id, cluster=self.cluster)),
-                args=(version, _due_arg(due), game_id),
+            done: Any = await self._run_script(
+                self._due_fix_script,
+                (events_key(game_id), due_key(game_id, cluster=self.cluster)),
+                (version, _due_arg(due), game_id),
             )
         except REDIS_ERRORS as exc:
             raise store_error(exc) from exc
@@ -391,13 +424,15 @@ class RedisEventStore:
             if isinstance(self._redis, RedisCluster):
                 await self._redis.ping(target_nodes=RedisCluster.PRIMARIES)
             else:
-                await self._redis.ping()
+                await self._command("PING")
         except REDIS_ERRORS as exc:
             raise store_error(exc) from exc
 
     async def aclose(self) -> None:
         """Stop the hub (ending its subscriptions) and close every connection."""
         await self.hub.close()
+        if self._line is not None:
+            await self._line.aclose()
         await self._redis.aclose()
 
 
@@ -513,4 +548,11 @@ def connect_store(
         retry=Retry(ExponentialWithJitterBackoff(base=0.05, cap=0.5), 0),
         client_name=f"{name}-hub",
     )
-    return RedisEventStore(commands, blocking, block_ms=block_ms, queue_size=queue_size)
+    line = PipelinedRedis(
+        url,
+        name=f"{name}-store",
+        socket_timeout=socket_timeout,
+        connect_timeout=connect_timeout,
+        retries=retries,
+    )
+    return RedisEventStore(commands, blocking, block_ms=block_ms, queue_size=queue_size, line=line)
