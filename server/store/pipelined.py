@@ -88,7 +88,14 @@ class _Line(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         self._reader.feed(data)
         waiting = self._waiting
-        while (reply := self._reader.gets()) is not False:
+        while True:
+            try:
+                reply = self._reader.gets()
+            except hiredis.ProtocolError as exc:  # not Redis at the other end, or garbled
+                self._drop(RedisConnectionError(f"bad reply from Redis: {exc}"))
+                return
+            if reply is False:
+                return
             if not waiting:  # a reply nobody asked for: the stream is out of step
                 self._drop(RedisConnectionError("Redis sent a reply nobody waits for"))
                 return

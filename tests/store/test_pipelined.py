@@ -1,0 +1,218 @@
+"""The store's pipelined connection (``server.store.pipelined``) against a real redis-server:
+replies reach their own callers, errors and lost connections are told, scripts reload, and the
+connection is authenticated, named and on the URL's database.
+
+The store's contract, race and fault suites run over it as well (``connect_store`` uses it on
+a single server); these tests pin what those suites take for granted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import uvloop
+from redis.asyncio import Redis
+from redis.exceptions import AuthenticationError, ResponseError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from server.redis_server import EmbeddedRedis
+from server.store.pipelined import PipelinedRedis, Script
+
+
+@pytest.fixture
+async def line(standalone_redis_url: str) -> AsyncIterator[PipelinedRedis]:
+    connection = PipelinedRedis(standalone_redis_url, name="pipelined-test", retries=0)
+    yield connection
+    await connection.aclose()
+
+
+async def test_concurrent_callers_each_get_their_own_reply(line: PipelinedRedis) -> None:
+    replies = await asyncio.gather(*(line.execute("ECHO", f"caller {i}") for i in range(500)))
+    assert replies == [f"caller {i}".encode() for i in range(500)]
+
+
+async def test_replies_keep_their_callers_under_uvloop(standalone_redis_url: str) -> None:
+    """The server runs on uvloop, whose transports are not asyncio's classes."""
+
+    async def burst() -> list[bytes]:
+        connection = PipelinedRedis(standalone_redis_url, name="pipelined-test")
+        try:
+            return list(
+                await asyncio.gather(*(connection.execute("ECHO", str(i)) for i in range(200)))
+            )
+        finally:
+            await connection.aclose()
+
+    replies = await asyncio.to_thread(uvloop.run, burst())
+    assert replies == [str(i).encode() for i in range(200)]
+
+
+async def test_a_cancelled_caller_does_not_shift_the_replies(line: PipelinedRedis) -> None:
+    await line.execute("PING")  # connected
+    gone = asyncio.create_task(line.execute("ECHO", "gone"))
+    await asyncio.sleep(0)  # sent, its reply not read yet
+    gone.cancel()
+    assert await line.execute("ECHO", "next") == b"next"
+    assert gone.cancelled()
+
+
+async def test_an_error_reply_is_raised_and_the_line_goes_on(
+    line: PipelinedRedis, game_id: str
+) -> None:
+    await line.execute("SET", game_id, "text")
+    with pytest.raises(ResponseError, match="not an integer"):
+        await line.execute("INCR", game_id)
+    assert await line.execute("GET", game_id) == b"text"
+
+
+async def test_scripts_are_loaded_when_redis_does_not_know_them(
+    line: PipelinedRedis, redis: Redis, game_id: str
+) -> None:
+    script = Script("return {KEYS[1], ARGV[1], 7}")
+    await redis.script_flush()
+    assert await line.evalsha(script, [game_id], ["x"]) == [game_id.encode(), b"x", 7]
+    assert await redis.script_exists(script.sha) == [True]
+
+
+@contextlib.asynccontextmanager
+async def scripted_server(answer: bytes, hang_up_on: bytes) -> AsyncIterator[int]:
+    """A TCP server that answers ``answer`` to every read, and hangs up on a read holding
+    ``hang_up_on`` without answering it (a connection lost with a command in flight)."""
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while data := await reader.read(65536):
+            if hang_up_on in data:
+                break
+            writer.write(answer * data.count(b"*"))  # one answer per command (array)
+        writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    try:
+        yield server.sockets[0].getsockname()[1]
+    finally:
+        server.close()
+
+
+async def test_a_connection_lost_in_flight_fails_its_call_and_the_next_call_reconnects() -> None:
+    async with scripted_server(b"+OK\r\n", hang_up_on=b"LOSEME") as port:
+        connection = PipelinedRedis(f"redis://127.0.0.1:{port}", name="x", retries=0)
+        try:
+            assert await connection.execute("ECHO", "first") == b"OK"
+            with pytest.raises(RedisConnectionError):
+                await connection.execute("ECHO", "LOSEME")  # retries=0: told, not hidden
+            assert await connection.execute("ECHO", "again") == b"OK"
+        finally:
+            await connection.aclose()
+
+
+async def test_a_connection_killed_between_calls_is_replaced_unnoticed(
+    line: PipelinedRedis, redis: Redis
+) -> None:
+    await line.execute("PING")
+    assert await redis.client_kill_filter(_type="normal", skipme=True) >= 1
+    await asyncio.sleep(0.05)  # the loss is seen before the next call is sent
+    assert await line.execute("ECHO", "back") == b"back"
+
+
+async def test_a_peer_that_is_not_redis_is_a_connection_error() -> None:
+    async with scripted_server(b"HTTP/1.1 400 Bad Request\r\n", hang_up_on=b"never") as port:
+        connection = PipelinedRedis(f"redis://127.0.0.1:{port}", name="x", retries=0)
+        try:
+            with pytest.raises(RedisConnectionError, match="bad reply"):
+                await connection.execute("PING")
+        finally:
+            await connection.aclose()
+
+
+async def test_retries_hide_a_killed_connection(standalone_redis_url: str, redis: Redis) -> None:
+    connection = PipelinedRedis(standalone_redis_url, name="pipelined-test", retries=3)
+    try:
+        await connection.execute("PING")
+        await redis.client_kill_filter(_type="normal", skipme=True)
+        assert await connection.execute("ECHO", "retried") == b"retried"
+    finally:
+        await connection.aclose()
+
+
+@contextlib.asynccontextmanager
+async def silent_server() -> AsyncIterator[int]:
+    """A TCP server that reads whatever it is sent and never answers."""
+
+    async def swallow(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while await reader.read(65536):
+            pass
+        writer.close()
+
+    server = await asyncio.start_server(swallow, "127.0.0.1", 0)
+    try:
+        yield server.sockets[0].getsockname()[1]
+    finally:
+        server.close()
+
+
+async def test_replies_that_never_come_time_out_every_waiter() -> None:
+    async with silent_server() as port:
+        # (the handshake's CLIENT SETNAME is never answered either: connecting times out)
+        connection = PipelinedRedis(
+            f"redis://127.0.0.1:{port}",
+            name="x",
+            socket_timeout=0.2,
+            connect_timeout=0.3,
+            retries=0,
+        )
+        started = time.monotonic()
+        results = await asyncio.gather(
+            *(connection.execute("PING") for _ in range(5)), return_exceptions=True
+        )
+        assert all(isinstance(r, RedisTimeoutError) for r in results), results
+        assert time.monotonic() - started < 2
+        await connection.aclose()
+
+
+async def test_a_reply_slower_than_the_socket_timeout_drops_the_connection(
+    tmp_path: Path,
+) -> None:
+    async with EmbeddedRedis(tmp_path / "redis") as server:
+        connection = PipelinedRedis(server.url, name="x", socket_timeout=0.2, retries=0)
+        try:
+            await connection.execute("PING")
+            slow = asyncio.create_task(connection.execute("DEBUG", "SLEEP", "0.4"))
+            await asyncio.sleep(0.05)
+            behind = asyncio.create_task(connection.execute("ECHO", "behind"))
+            for waiter in (slow, behind):  # the one behind may have lost its reply too
+                with pytest.raises(RedisTimeoutError):
+                    await waiter
+            await asyncio.sleep(0.4)  # Redis is busy sleeping until then
+            assert await connection.execute("ECHO", "again") == b"again"
+        finally:
+            await connection.aclose()
+
+
+async def test_the_connection_is_authenticated_named_and_on_the_urls_database(
+    tmp_path: Path, game_id: str
+) -> None:
+    async with EmbeddedRedis(tmp_path / "redis") as server:
+        admin = Redis.from_url(server.url)
+        await admin.config_set("requirepass", "s3cret")
+        await admin.aclose()
+        base = server.tcp_url.replace("redis://", "redis://:s3cret@")
+        connection = PipelinedRedis(f"{base}/3", name="allfours-named")
+        wrong = PipelinedRedis(server.tcp_url.replace("redis://", "redis://:nope@"), name="x")
+        try:
+            await connection.execute("SET", game_id, "on db 3")
+            on_three = Redis.from_url(f"{base}/3")
+            names = [c["name"] for c in await on_three.client_list()]
+            assert await on_three.get(game_id) == b"on db 3"
+            await on_three.aclose()
+            assert "allfours-named" in names
+            with pytest.raises(AuthenticationError):
+                await wrong.execute("PING")
+        finally:
+            await connection.aclose()
+            await wrong.aclose()
