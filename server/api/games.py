@@ -470,7 +470,7 @@ class GamesController(Controller):
             outcome = getattr(exc, "code", "error")
             raise
         finally:
-            ctx.metrics.commands.labels(str(kind), outcome).inc()
+            ctx.metrics.count_command(str(kind), outcome)
         stored = list(result.stored)
         if not stored:
             count = result.version - result.first_version + 1

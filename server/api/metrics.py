@@ -68,12 +68,21 @@ class Metrics:
             "litestar_requests_error_total", "Total errors in requests", _LABELS
         )
         self._series: dict[tuple[str, str, int], tuple[Any, Any, Any]] = {}
+        self._outcomes: dict[tuple[str, str], Any] = {}
 
     @classmethod
     def shared(cls) -> Metrics:
         if cls._instance is None:
             cls._instance = cls()
         return cls._instance
+
+    def count_command(self, kind: str, outcome: str) -> None:
+        """One more command of ``kind`` (its body's type) with ``outcome`` (``ok``,
+        ``duplicate`` or a problem code): the labelled counter is looked up once per pair."""
+        counter = self._outcomes.get((kind, outcome))
+        if counter is None:
+            counter = self._outcomes[(kind, outcome)] = self.commands.labels(kind, outcome)
+        counter.inc()
 
     def series(self, method: str, path: str, status: int) -> tuple[Any, Any, Any]:
         """(request counter, duration histogram, error counter) of one label set, cached.

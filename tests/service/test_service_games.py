@@ -168,6 +168,26 @@ async def test_lobby_lists_open_then_finished(service: GameService) -> None:
     assert done.game_id in {g.game_id for g in finished.games}
 
 
+async def test_a_listing_keeps_its_creation_time_whichever_instance_lists_it(
+    service: GameService, second_service: GameService
+) -> None:
+    """A game's creation time is listed once: its later listings, by this instance (which
+    remembers it) or another (which reads it back), keep it, so the newest-first order holds."""
+
+    async def created_at(game_id: str) -> int:
+        page = await service.list_games("open", None, 100)
+        return next(g.created_at for g in page.games if g.game_id == game_id)
+
+    game = (await service.create_game(Rules(), [None, None, "random", "random"])).game_id
+    first = await created_at(game)
+    await asyncio.sleep(0.01)  # (a listing that took "now" again would show it)
+    await service.take_seat(game, 0, "ann")
+    assert await created_at(game) == first
+    await second_service.take_seat(game, 1, "bob")  # the game starts: listed in progress
+    page = await service.list_games("in_progress", None, 100)
+    assert next(g.created_at for g in page.games if g.game_id == game) == first
+
+
 async def test_cache_detects_a_store_that_went_back(service: GameService, redis) -> None:
     """If Redis loses acknowledged events (restored backup), the cached state must not be
     trusted: the service rebuilds from what the store holds."""
