@@ -11,15 +11,22 @@ to back, which is also what keeps Redis's CPU per command low.
 What it keeps of redis-py's client (the store's contract, race and fault suites run on it):
 
 - A lost connection fails every waiter with :class:`redis.exceptions.ConnectionError`; the
-  next call connects again (AUTH, SELECT and CLIENT SETNAME from the URL and ``name``).
-- Each call is sent again after a connection error or a timeout, ``retries`` times with
-  jittered exponential backoff (safe for appends: see :mod:`server.store.redis_store`).
+  next call connects again (AUTH, SELECT and CLIENT SETNAME from the URL and ``name``; TLS
+  and timeouts from the URL's options as redis-py reads them). Callers arriving meanwhile
+  share that one attempt and its outcome.
+- Each call is sent again after a connection error, a timeout or ``LOADING``, ``retries``
+  times with jittered exponential backoff (safe for appends: see
+  :mod:`server.store.redis_store`); a refused password is not retried.
 - A reply not read within ``socket_timeout`` drops the connection (a
   :class:`redis.exceptions.TimeoutError` for every waiter: any of them may have lost its
   reply). One timer watches the oldest waiter, instead of a timer per call.
 - Error replies raise redis-py's own exception classes, so the store translates the errors of
-  both clients alike (``LOADING`` is a connection error there, and retried).
+  both clients alike.
 - Scripts: EVALSHA, and on ``NOSCRIPT`` (a restarted Redis) SCRIPT LOAD and one more EVALSHA.
+
+Writes are not paced (``pause_writing`` is not honoured): what is buffered is bounded by the
+requests in flight, each a few hundred bytes, and a Redis that stops reading is caught by the
+timeout. After :meth:`PipelinedRedis.aclose` calls are refused and nothing reconnects.
 
 A single server only: on a cluster the store keeps redis-py's cluster client, which routes by
 slot and follows redirections.
@@ -38,8 +45,8 @@ import hiredis
 from redis._parsers.base import BaseParser
 from redis.asyncio.connection import parse_url
 from redis.backoff import ExponentialWithJitterBackoff
+from redis.exceptions import AuthenticationError, BusyLoadingError, NoScriptError, RedisError
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError, RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 __all__ = ["PipelinedRedis", "Script"]
@@ -79,8 +86,8 @@ class _Line(asyncio.Protocol):
         if self.lost is not None or self._transport is None:
             raise RedisConnectionError(f"connection to Redis lost: {self.lost}")
         reply: asyncio.Future[Any] = self._loop.create_future()
-        self._transport.write(packed)
         self._waiting.append((reply, self._loop.time()))
+        self._transport.write(packed)
         if self._watch is None:
             self._watch = self._loop.call_at(self._loop.time() + self._timeout, self._check)
         return reply
@@ -153,14 +160,18 @@ class PipelinedRedis:
         connect_timeout: float = 2.0,
         retries: int = 3,
     ) -> None:
-        self._options = parse_url(url)
+        self._options: dict[str, Any] = dict(parse_url(url))
         self._name = name
-        self._socket_timeout = socket_timeout
-        self._connect_timeout = connect_timeout
+        # Timeouts given in the URL win, as they do in redis-py's ``from_url``.
+        self._socket_timeout = float(self._options.get("socket_timeout") or socket_timeout)
+        self._connect_timeout = float(
+            self._options.get("socket_connect_timeout") or connect_timeout
+        )
         self._retries = retries
         self._backoff = ExponentialWithJitterBackoff(base=0.05, cap=0.5)
         self._line: _Line | None = None
-        self._connecting = asyncio.Lock()
+        self._attempt: asyncio.Future[_Line] | None = None
+        self._closed = False
 
     async def execute(self, *args: Arg) -> Any:
         """One command's reply; its error reply raised as redis-py's exception."""
@@ -172,9 +183,11 @@ class PipelinedRedis:
                 if line is None or line.lost is not None:
                     line = await self._connect()
                 reply = await line.send(packed)
+            except AuthenticationError:
+                raise  # (a ConnectionError to redis-py, but trying again cannot help)
             except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
                 failures += 1
-                if failures > self._retries:
+                if failures > self._retries or self._closed:
                     if isinstance(exc, RedisError):
                         raise
                     raise RedisConnectionError(str(exc)) from exc
@@ -182,7 +195,7 @@ class PipelinedRedis:
                 continue
             if isinstance(reply, _ErrorReply):
                 error = _error(reply)
-                if isinstance(error, RedisConnectionError):  # LOADING: Redis restarting
+                if isinstance(error, BusyLoadingError):  # Redis restarting: soon ready
                     failures += 1
                     if failures > self._retries:
                         raise error
@@ -200,17 +213,34 @@ class PipelinedRedis:
             return await self.execute("EVALSHA", script.sha, len(keys), *keys, *args)
 
     async def _connect(self) -> _Line:
-        async with self._connecting:  # one connection attempt at a time; the others wait
-            if self._line is not None and self._line.lost is None:
-                return self._line
-            try:
-                async with asyncio.timeout(self._connect_timeout):
-                    line = await self._open()
-                    await self._hello(line)
-            except TimeoutError as exc:
+        """The line, once connected. Callers who find none share one connection attempt, and
+        its failure: one after another, each would wait out the attempts before its own."""
+        if self._closed:
+            raise RedisConnectionError("the store's connection is closed")
+        attempt = self._attempt
+        if attempt is None or attempt.done():
+            attempt = self._attempt = asyncio.ensure_future(self._new_line())
+            attempt.add_done_callback(_retrieved)
+        # (shielded: a caller that gives up does not cancel the others' attempt)
+        return await asyncio.shield(attempt)
+
+    async def _new_line(self) -> _Line:
+        line: _Line | None = None
+        try:
+            async with asyncio.timeout(self._connect_timeout):
+                line = await self._open()
+                await self._hello(line)
+        except BaseException as exc:
+            if line is not None:
+                line.close()
+            if isinstance(exc, TimeoutError):
                 raise RedisTimeoutError("timed out connecting to Redis") from exc
-            self._line = line
-            return line
+            raise
+        if self._closed:  # closed while connecting: nobody will use it, or close it
+            line.close()
+            raise RedisConnectionError("the store's connection is closed")
+        self._line = line
+        return line
 
     async def _open(self) -> _Line:
         loop = asyncio.get_running_loop()
@@ -233,11 +263,19 @@ class PipelinedRedis:
     def _ssl_context(self) -> ssl.SSLContext | None:
         if not _is_tls(self._options):
             return None
-        ca_certs = self._options.get("ssl_ca_certs")
+        options = self._options
+        ca_certs = options.get("ssl_ca_certs")
         context = ssl.create_default_context(cafile=None if ca_certs is None else str(ca_certs))
-        if str(self._options.get("ssl_cert_reqs", "required")).lower() in {"none", "0"}:
+        if options.get("ssl_certfile"):  # a client certificate (mutual TLS)
+            context.load_cert_chain(options["ssl_certfile"], options.get("ssl_keyfile"))
+        if str(options.get("ssl_check_hostname", "true")).lower() in {"false", "0", "no"}:
+            context.check_hostname = False
+        requirement = str(options.get("ssl_cert_reqs", "required")).lower()
+        if requirement in {"none", "0"}:
             context.check_hostname = False
             context.verify_mode = ssl.CERT_NONE
+        elif requirement in {"optional", "1"}:
+            context.verify_mode = ssl.CERT_OPTIONAL
         return context
 
     async def _hello(self, line: _Line) -> None:
@@ -255,13 +293,20 @@ class PipelinedRedis:
         for reply in replies:
             answer = await reply
             if isinstance(answer, _ErrorReply):
-                line.close()
-                raise _error(answer)
+                raise _error(answer)  # (the caller closes the line)
 
     async def aclose(self) -> None:
+        """Close the connection for good: calls in flight fail, later ones are refused."""
+        self._closed = True
         if self._line is not None:
             self._line.close()
             self._line = None
+
+
+def _retrieved(attempt: asyncio.Future[_Line]) -> None:
+    """Mark a failed attempt's error as seen (its callers may all have given up)."""
+    if not attempt.cancelled():
+        attempt.exception()
 
 
 def _pack(command: tuple[Arg, ...]) -> bytes:

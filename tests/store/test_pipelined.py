@@ -80,35 +80,58 @@ async def test_scripts_are_loaded_when_redis_does_not_know_them(
     assert await redis.script_exists(script.sha) == [True]
 
 
-@contextlib.asynccontextmanager
-async def scripted_server(answer: bytes, hang_up_on: bytes) -> AsyncIterator[int]:
-    """A TCP server that answers ``answer`` to every read, and hangs up on a read holding
-    ``hang_up_on`` without answering it (a connection lost with a command in flight)."""
+class FakeRedis:
+    """A TCP server standing in for Redis: it answers ``answer`` to each command it reads,
+    hangs up on a read holding ``hang_up_on`` without answering it (a connection lost with
+    commands in flight), and swallows everything on its first ``silent`` connections (replies
+    that never come). ``connections`` counts the connections it accepted."""
 
-    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def __init__(self, answer: bytes = b"+OK\r\n", hang_up_on: bytes = b"\0", silent: int = 0):
+        self.answer, self.hang_up_on, self.silent = answer, hang_up_on, silent
+        self.connections = 0
+        self.url = ""
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        mute = self.connections <= self.silent
         while data := await reader.read(65536):
-            if hang_up_on in data:
+            if self.hang_up_on in data:
                 break
-            writer.write(answer * data.count(b"*"))  # one answer per command (array)
+            if not mute:
+                writer.write(self.answer * data.count(b"*"))  # one per command (an array)
         writer.close()
 
-    server = await asyncio.start_server(serve, "127.0.0.1", 0)
-    try:
-        yield server.sockets[0].getsockname()[1]
-    finally:
-        server.close()
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[FakeRedis]:
+        server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self.url = f"redis://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+        try:
+            yield self
+        finally:
+            server.close()
 
 
-async def test_a_connection_lost_in_flight_fails_its_call_and_the_next_call_reconnects() -> None:
-    async with scripted_server(b"+OK\r\n", hang_up_on=b"LOSEME") as port:
-        connection = PipelinedRedis(f"redis://127.0.0.1:{port}", name="x", retries=0)
+async def lost_in_flight() -> None:
+    async with FakeRedis(hang_up_on=b"LOSEME").running() as fake:
+        connection = PipelinedRedis(fake.url, name="x", retries=0)
         try:
             assert await connection.execute("ECHO", "first") == b"OK"
-            with pytest.raises(RedisConnectionError):
-                await connection.execute("ECHO", "LOSEME")  # retries=0: told, not hidden
+            calls = [connection.execute("ECHO", "LOSEME"), connection.execute("ECHO", "too")]
+            results = await asyncio.gather(*calls, return_exceptions=True)
+            # retries=0: the loss is told to every caller in flight, not hidden
+            assert all(isinstance(r, RedisConnectionError) for r in results), results
             assert await connection.execute("ECHO", "again") == b"OK"
+            assert fake.connections == 2
         finally:
             await connection.aclose()
+
+
+async def test_a_connection_lost_in_flight_fails_its_calls_and_the_next_call_reconnects() -> None:
+    await lost_in_flight()
+
+
+async def test_a_connection_lost_in_flight_under_uvloop() -> None:
+    await asyncio.to_thread(uvloop.run, lost_in_flight())
 
 
 async def test_a_connection_killed_between_calls_is_replaced_unnoticed(
@@ -121,8 +144,8 @@ async def test_a_connection_killed_between_calls_is_replaced_unnoticed(
 
 
 async def test_a_peer_that_is_not_redis_is_a_connection_error() -> None:
-    async with scripted_server(b"HTTP/1.1 400 Bad Request\r\n", hang_up_on=b"never") as port:
-        connection = PipelinedRedis(f"redis://127.0.0.1:{port}", name="x", retries=0)
+    async with FakeRedis(answer=b"HTTP/1.1 400 Bad Request\r\n").running() as fake:
+        connection = PipelinedRedis(fake.url, name="x", retries=0)
         try:
             with pytest.raises(RedisConnectionError, match="bad reply"):
                 await connection.execute("PING")
@@ -140,39 +163,40 @@ async def test_retries_hide_a_killed_connection(standalone_redis_url: str, redis
         await connection.aclose()
 
 
-@contextlib.asynccontextmanager
-async def silent_server() -> AsyncIterator[int]:
-    """A TCP server that reads whatever it is sent and never answers."""
-
-    async def swallow(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        while await reader.read(65536):
-            pass
-        writer.close()
-
-    server = await asyncio.start_server(swallow, "127.0.0.1", 0)
-    try:
-        yield server.sockets[0].getsockname()[1]
-    finally:
-        server.close()
-
-
-async def test_replies_that_never_come_time_out_every_waiter() -> None:
-    async with silent_server() as port:
-        # (the handshake's CLIENT SETNAME is never answered either: connecting times out)
-        connection = PipelinedRedis(
-            f"redis://127.0.0.1:{port}",
-            name="x",
-            socket_timeout=0.2,
-            connect_timeout=0.3,
-            retries=0,
-        )
+async def test_replies_that_never_come_time_out_every_waiter_at_once() -> None:
+    """Callers who find no connection share one attempt: ten of them fail together after one
+    connect timeout, not one after another (the last after ten)."""
+    async with FakeRedis(silent=99).running() as fake:
+        # (the handshake's CLIENT SETNAME is never answered: connecting times out)
+        connection = PipelinedRedis(fake.url, name="x", connect_timeout=0.3, retries=0)
         started = time.monotonic()
-        results = await asyncio.gather(
-            *(connection.execute("PING") for _ in range(5)), return_exceptions=True
-        )
+        calls = [connection.execute("PING") for _ in range(10)]
+        results = await asyncio.gather(*calls, return_exceptions=True)
         assert all(isinstance(r, RedisTimeoutError) for r in results), results
-        assert time.monotonic() - started < 2
+        assert time.monotonic() - started < 0.9
+        assert fake.connections == 1
         await connection.aclose()
+
+
+async def test_a_retry_after_a_timeout_gets_its_reply_on_a_new_connection() -> None:
+    async with FakeRedis(silent=1).running() as fake:
+        connection = PipelinedRedis(fake.url, name="x", connect_timeout=0.2, retries=1)
+        try:
+            assert await connection.execute("PING") == b"OK"
+            assert fake.connections == 2
+        finally:
+            await connection.aclose()
+
+
+async def test_after_close_calls_are_refused_and_nothing_reconnects() -> None:
+    async with FakeRedis().running() as fake:
+        connection = PipelinedRedis(fake.url, name="x", retries=3)
+        assert await connection.execute("PING") == b"OK"
+        await connection.aclose()
+        with pytest.raises(RedisConnectionError, match="closed"):
+            await connection.execute("PING")
+        await asyncio.sleep(0.05)
+        assert fake.connections == 1
 
 
 async def test_a_reply_slower_than_the_socket_timeout_drops_the_connection(
@@ -209,8 +233,13 @@ async def test_the_connection_is_authenticated_named_and_on_the_urls_database(
             on_three = Redis.from_url(f"{base}/3")
             names = [c["name"] for c in await on_three.client_list()]
             assert await on_three.get(game_id) == b"on db 3"
-            await on_three.aclose()
             assert "allfours-named" in names
+            # A new connection (after a kill) is set up the same way.
+            assert await on_three.client_kill_filter(_type="normal", skipme=True) >= 1
+            await connection.execute("SET", game_id, "again on db 3")
+            assert await on_three.get(game_id) == b"again on db 3"
+            assert "allfours-named" in [c["name"] for c in await on_three.client_list()]
+            await on_three.aclose()
             with pytest.raises(AuthenticationError):
                 await wrong.execute("PING")
         finally:
