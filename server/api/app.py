@@ -142,7 +142,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             service=service,
             auth=SeatAuth(store),
             limiter=RateLimiter(
-                store.redis,
+                store,
                 settings.rate_limit,
                 settings.rate_window_s,
                 tables_per_hour=settings.tables_per_hour,

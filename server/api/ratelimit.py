@@ -26,7 +26,7 @@ from server.api.auth import token_of
 from server.api.problems import RateLimited
 from server.errors import ServiceError, Unauthorized
 from server.service import CommandResult
-from server.store import REDIS_ERRORS, RedisClient
+from server.store import REDIS_ERRORS, RedisEventStore
 from server.store.keys import seats_key
 from server.store.redis_store import store_error
 from server.tokens import claim_of, token_hash
@@ -60,14 +60,15 @@ class RateLimiter:
     """At most ``limit`` writes per client per window of ``window_s`` seconds (0: no limit)."""
 
     def __init__(
-        self, redis: RedisClient, limit: int, window_s: int, *, tables_per_hour: int = 0
+        self, store: RedisEventStore, limit: int, window_s: int, *, tables_per_hour: int = 0
     ) -> None:
         self._limit = limit
         self._window = window_s
         self._tables_per_hour = tables_per_hour
-        self._count = redis.register_script(_COUNT)
-        self._count_if_seated = redis.register_script(_COUNT_IF_SEATED)
-        self._refund = redis.register_script(_REFUND)
+        # On the store's own connection: a write's count costs about what a read does.
+        self._count = store.script(_COUNT)
+        self._count_if_seated = store.script(_COUNT_IF_SEATED)
+        self._refund = store.script(_REFUND)
 
     async def check(self, request: Request[Any, Any, Any]) -> None:
         """Count this request against its client; :class:`RateLimited` when over the limit."""

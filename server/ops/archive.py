@@ -102,7 +102,7 @@ class Archiver:
         self._lobby = lobby
         self._directory = directory
         self._older_than_ms = int(older_than_s * 1000)
-        self._delete = store.redis.register_script(_DELETE_IF_UNCHANGED)
+        self._delete = store.script(_DELETE_IF_UNCHANGED)
 
     async def run(self, now_ms: int | None = None) -> ArchiveReport:
         now_ms = int(time.time() * 1000) if now_ms is None else now_ms

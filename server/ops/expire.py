@@ -33,7 +33,7 @@ async def expire_finished(
 ) -> list[str]:
     """Set the TTLs; the ids of the games that got one now."""
     now_ms = int(time.time() * 1000) if now_ms is None else now_ms
-    script = store.redis.register_script(_EXPIRE_IF_UNSET)
+    script = store.script(_EXPIRE_IF_UNSET)
     done = []
     async for game_id in game_ids(store.redis):
         game = await load(store, game_id)

@@ -37,7 +37,6 @@ from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
-from redis.commands.core import AsyncScript
 from redis.exceptions import (
     ClusterError,
     CrossSlotTransactionError,
@@ -74,7 +73,7 @@ from .pipelined import Arg, PipelinedRedis, Script
 from .subscription import Subscription
 from .watermarks import Watermarks
 
-__all__ = ["REDIS_ERRORS", "RedisEventStore", "connect_store", "store_error"]
+__all__ = ["REDIS_ERRORS", "RedisEventStore", "StoreScript", "connect_store", "store_error"]
 
 REDIS_ERRORS: tuple[type[BaseException], ...] = (RedisError, RedisClusterException)
 """What redis-py raises: its cluster client has errors outside the RedisError hierarchy."""
@@ -143,12 +142,8 @@ class RedisEventStore:
         self._watermarks = Watermarks(watermark_capacity)
         # redis-py's Script does EVALSHA and, on NOSCRIPT (e.g. after a Redis restart emptied
         # the script cache), SCRIPT LOAD (on every master, on a cluster) and one more EVALSHA.
-        self._append_script = commands.register_script(APPEND_LUA)
-        self._due_fix_script = commands.register_script(DUE_FIX_LUA)
-        self._scripts = {
-            self._append_script: Script(APPEND_LUA),
-            self._due_fix_script: Script(DUE_FIX_LUA),
-        }
+        self._append_script = self.script(APPEND_LUA)
+        self._due_fix_script = self.script(DUE_FIX_LUA)
         self.cluster = isinstance(commands, RedisCluster)
         self.hub: SubscriptionHub
         if isinstance(commands, RedisCluster):
@@ -179,12 +174,10 @@ class RedisEventStore:
             return await self._line.execute(*args)
         return await self._redis.execute_command(*args)
 
-    async def _run_script(
-        self, script: AsyncScript, keys: Sequence[Arg], args: Sequence[Arg]
-    ) -> Any:
-        if self._line is not None:
-            return await self._line.evalsha(self._scripts[script], keys, args)
-        return await script(keys=keys, args=args)  # type: ignore[arg-type]  # (ints are fine)
+    def script(self, source: str) -> StoreScript:
+        """A Lua script to run on the store's Redis (the rate limiter's and the operator
+        tools' scripts too): over the pipelined connection on one server."""
+        return StoreScript(self._redis, self._line, source)
 
     @property
     def redis(self) -> RedisClient:
@@ -236,8 +229,7 @@ class RedisEventStore:
             checked_seat, checked_hash = required_token if required_token else ("", "")
             # The script rings the game's doorbell for the subscription hubs.
             bell = bell_channel(game_id)
-            reply: list[Any] = await self._run_script(
-                self._append_script,
+            reply: list[Any] = await self._append_script(
                 (
                     events_key(game_id),
                     cmds_key(game_id),
@@ -409,8 +401,7 @@ class RedisEventStore:
         """
         validate_game_id(game_id)
         try:
-            done: Any = await self._run_script(
-                self._due_fix_script,
+            done: Any = await self._due_fix_script(
                 (events_key(game_id), due_key(game_id, cluster=self.cluster)),
                 (version, _due_arg(due), game_id),
             )
@@ -434,6 +425,23 @@ class RedisEventStore:
         if self._line is not None:
             await self._line.aclose()
         await self._redis.aclose()
+
+
+class StoreScript:
+    """A Lua script run on the store's Redis: EVALSHA over the pipelined connection on one
+    server (loaded again after a Redis restart), redis-py's script on a cluster (run on the
+    node of its keys' slot, and loaded on every master after a restart). Raises redis-py's
+    errors: callers translate them with :func:`store_error`."""
+
+    def __init__(self, redis: RedisClient, line: PipelinedRedis | None, source: str) -> None:
+        self._line = line
+        self._script = Script(source)
+        self._registered = redis.register_script(source)
+
+    async def __call__(self, keys: Sequence[Arg], args: Sequence[Arg] = ()) -> Any:
+        if self._line is not None:
+            return await self._line.evalsha(self._script, keys, args)
+        return await self._registered(keys=keys, args=args)  # type: ignore[arg-type]  # (ints)
 
 
 class FairConnectionPool(BlockingConnectionPool):

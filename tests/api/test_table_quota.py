@@ -9,13 +9,12 @@ import uuid
 from typing import Any
 
 import pytest
-from redis.asyncio import Redis
 
 from server.api.problems import RateLimited
 from server.api.ratelimit import RateLimiter
 from server.errors import IdempotencyKeyReused
 from server.service import CommandResult
-from server.store import StoreUnavailable
+from server.store import RedisEventStore, StoreUnavailable
 
 
 def _request() -> Any:
@@ -61,17 +60,17 @@ async def _room_left(limiter: RateLimiter, request: Any) -> int:
     ],
 )
 async def test_a_creation_the_store_lost_is_given_back_only_if_no_table_was_made(
-    redis: Redis, made_already: Any, counted: int
+    store: RedisEventStore, made_already: Any, counted: int
 ) -> None:
-    limiter = RateLimiter(redis, limit=1000, window_s=60, tables_per_hour=3)
+    limiter = RateLimiter(store, limit=1000, window_s=60, tables_per_hour=3)
     request = _request()
     with pytest.raises(StoreUnavailable):
         await limiter.within_table_quota(request, _lost, made_already)
     assert await _room_left(limiter, request) == 3 - counted
 
 
-async def test_refusals_and_duplicates_are_given_back(redis: Redis) -> None:
-    limiter = RateLimiter(redis, limit=1000, window_s=60, tables_per_hour=2)
+async def test_refusals_and_duplicates_are_given_back(store: RedisEventStore) -> None:
+    limiter = RateLimiter(store, limit=1000, window_s=60, tables_per_hour=2)
     request = _request()
 
     async def refused() -> CommandResult:

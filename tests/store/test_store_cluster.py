@@ -149,8 +149,8 @@ async def test_the_launcher_spreads_the_slots_over_three_masters(
     assert {node_info["cluster_state"] for node_info in info.values()} == {"ok"}
 
 
-async def test_rate_limit_counts_on_the_cluster(cluster: RedisCluster) -> None:
-    limiter = RateLimiter(cluster, limit=2, window_s=60)
+async def test_rate_limit_counts_on_the_cluster(store: RedisEventStore) -> None:
+    limiter = RateLimiter(store, limit=2, window_s=60)
     request: Any = types.SimpleNamespace(
         method="POST",
         headers={},
