@@ -33,7 +33,9 @@ Starts a real ``allfours serve`` (a subprocess on a free loopback port: its embe
   stream read it; the median (every command's on the ``http.fanout`` line).
 
 All bench traffic comes from one address: the server is started with the per-address limits
-lifted (``_common.BENCH_LIMITS``) and the open-file limit raised.
+lifted (``_common.BENCH_LIMITS``), the rate limiter off (``--rate-limit N`` turns it on, at a
+limit of N writes per client per window, so that each write pays its count as in production)
+and the open-file limit raised.
 
 The client is raw asyncio HTTP/1.1 on uvloop (httpx would cost more CPU than the server);
 client and server CPU shares are reported so a saturated client shows. Run with
@@ -631,7 +633,10 @@ async def wait_for_subscribers(
 
 
 async def run(args: argparse.Namespace) -> None:
-    server = Server(args.workers, args.appendfsync)
+    # The rate limiter is off unless asked for: a limit far above what the bench sends, so
+    # that every write pays its count (one Lua script) and none is refused.
+    limiter = {"ALLFOURS_RATE_LIMIT": str(args.rate_limit)} if args.rate_limit else {}
+    server = Server(args.workers, args.appendfsync, env=limiter)
     label = "external" if os.environ.get("REDIS_URL") else args.appendfsync
     load_before = os.getloadavg()[0]
     try:
@@ -659,6 +664,7 @@ async def run(args: argparse.Namespace) -> None:
             "bench": "http",
             "workers": args.workers,
             "appendfsync": label,
+            "rate_limit": args.rate_limit,
             **{k: v for k, v in plays.items() if k != "detail"},
             **sse_summary(sse),
             **(
@@ -721,6 +727,12 @@ def main() -> None:
     parser.add_argument("--sse-duration", type=float, default=15.0)
     parser.add_argument("--appendfsync", default="always", choices=["always", "everysec", "no"])
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--rate-limit",
+        type=int,
+        default=0,
+        help="ALLFOURS_RATE_LIMIT for the server (0: the limiter off, as by default here)",
+    )
     parser.add_argument("--timeout", type=float, default=300.0, help="give up after (seconds)")
     args = parser.parse_args()
     raise_fd_limit(max([*args.subscribers, args.fanout]) + args.games * 2 + 1024)
