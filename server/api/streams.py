@@ -74,6 +74,14 @@ class FrameCache:
 _FRAMES = FrameCache()
 
 
+def _joined(frames: list[bytes]) -> bytes:
+    return frames[0] if len(frames) == 1 else b"".join(frames)
+
+
+_MAX_BATCH_FRAMES = 64
+"""Frames written at once at most, so that a long catch-up starts reaching the client."""
+
+
 async def sse_frames(
     ctx: AppContext,
     game_id: str,
@@ -95,27 +103,37 @@ async def sse_frames(
     subscription = ctx.store.subscribe(game_id, after)
     ctx.streams.add(subscription)
     ctx.metrics.sse_subscribers.inc()
+    # A batch's frames (the events one append stored, or a page of catch-up) go out in one
+    # write: the same bytes, but one trip through the response machinery per batch instead
+    # of one per event, which is most of a frame's cost with thousands of streams.
+    pending: list[bytes] = []
     try:
         while True:
             try:
-                # asyncio.timeout, not wait_for: no extra task per event and subscriber.
-                async with asyncio.timeout(heartbeat):
+                if pending:  # the batch goes on: its next event is at hand, no timer needed
                     event = await subscription.__anext__()
+                else:
+                    # asyncio.timeout, not wait_for: no extra task per event and subscriber.
+                    async with asyncio.timeout(heartbeat):
+                        event = await subscription.__anext__()
             except TimeoutError:
                 yield b": heartbeat\n\n"
                 continue
             except StopAsyncIteration:
-                return  # closed: server shutting down; the client reconnects elsewhere
+                break  # closed: server shutting down; the client reconnects elsewhere
             except StoreUnavailable:
+                if pending:
+                    yield _joined(pending)
+                    pending.clear()
                 yield b": store unavailable, waiting\n\n"
                 await asyncio.sleep(1)
                 continue
             except SubscriberLagged:
-                return  # the client reconnects with Last-Event-ID and catches up
+                break  # the client reconnects with Last-Event-ID and catches up
             except ResyncRequired:
-                yield b"event: resync\ndata: {}\n\n"
-                return
-            yield _FRAMES.frame(event.version, event.data, viewer)
+                pending.append(b"event: resync\ndata: {}\n\n")
+                break
+            pending.append(_FRAMES.frame(event.version, event.data, viewer))
             if (
                 viewer is not None
                 and event.version > seated_as_of
@@ -124,12 +142,20 @@ async def sse_frames(
                 changed = decode_event(event.data)
                 if getattr(changed, "seat", None) == viewer:
                     if isinstance(changed, PlayerReplaced):
-                        return  # the seat is someone else's now: this token shows it no more
+                        break  # the seat is someone else's now: this token shows it no more
                     viewer = None  # left: the bot's hand is not theirs to see
             if views is not None:
                 views.see(event.data)
-                if not subscription.more_waiting:  # the end of a batch: one snapshot
-                    yield views.frame(viewer)
+            if not subscription.more_waiting:  # the end of a batch: one snapshot, one write
+                if views is not None:
+                    pending.append(views.frame(viewer))
+                yield _joined(pending)
+                pending.clear()
+            elif len(pending) >= _MAX_BATCH_FRAMES:
+                yield _joined(pending)
+                pending.clear()
+        if pending:  # what the stream had to say before it ended
+            yield _joined(pending)
     finally:
         ctx.streams.discard(subscription)
         ctx.metrics.sse_subscribers.dec()
