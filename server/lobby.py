@@ -105,10 +105,19 @@ class Lobby:
             or before.scores != after.scores
         )
 
-    async def note(self, game_id: str, state: State, *, created_at: int | None = None) -> None:
+    async def note(
+        self, game_id: str, state: State, *, created_at: int | None = None, new: bool = False
+    ) -> None:
         """Record the game's listing after a change. ``created_at`` (ms): when the game was
-        created, if known (a rebuild knows it from the log); else the listing's, else now."""
-        created = created_at if created_at is not None else self._created_at.get(game_id)
+        created, if known (a rebuild knows it from the log); else the listing's, else now.
+        ``new``: the game was just created, so it is listed from now on, whatever was listed
+        or remembered under its id before (an id made from a creation key may come again
+        after the first game of that id was archived)."""
+        created = created_at
+        if created is None and new:
+            created = int(time.time() * 1000)
+        if created is None:
+            created = self._created_at.get(game_id)
         if created is None:
             current = await self._redis.hget(_SUMMARIES, game_id)
             created = _decoder.decode(current).created_at if current else int(time.time() * 1000)

@@ -407,7 +407,7 @@ class GameService:
         if outcome.status == "ok":
             self._remember(game_id, _Cached(state, entry.seed))
             if base == 0 or Lobby.listing_changed(entry.state, state):
-                await self._note_listing(game_id, state)
+                await self._note_listing(game_id, state, new=base == 0)
             return CommandResult(game_id, base + 1, outcome.version, stored=tuple(stored))
         if outcome.status == "duplicate":
             _same_command(outcome, fingerprint)
@@ -416,14 +416,14 @@ class GameService:
             raise Unauthorized("this seat token no longer holds the seat")
         return None
 
-    async def _note_listing(self, game_id: str, state: State) -> None:
+    async def _note_listing(self, game_id: str, state: State, *, new: bool = False) -> None:
         """Update the lobby after a stored command. The command stands whatever happens here:
         a failure is logged, and the listing is repaired by the game's next change (or by
         rebuilding the lobby from the streams)."""
         if self.lobby is None:
             return
         try:
-            await self.lobby.note(game_id, state)
+            await self.lobby.note(game_id, state, new=new)
         except Exception:
             # Whatever failed (Redis, or a bug), the command was stored: never answer it
             # with an error. Logged with its traceback, repaired by a later note or rebuild.

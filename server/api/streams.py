@@ -146,7 +146,7 @@ async def sse_frames(
                     viewer = None  # left: the bot's hand is not theirs to see
             if views is not None:
                 views.see(event.data)
-            if not subscription.more_waiting:  # the end of a batch: one snapshot, one write
+            if not subscription.next_at_hand():  # the end of a batch: one snapshot, one write
                 if views is not None:
                     pending.append(views.frame(viewer))
                 yield _joined(pending)

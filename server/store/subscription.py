@@ -114,16 +114,24 @@ class Subscription:
     def closed(self) -> bool:
         return self._closed or self._failure is not None
 
-    @property
-    def more_waiting(self) -> bool:
-        """Whether the next ``__anext__`` has an event at hand (no wait for a new append):
-        False marks the end of a batch, as far as this subscriber can tell."""
-        return (
-            bool(self._backlog)
-            or self._held is not None
-            or not self._queue.empty()
-            or not self._caught_up
-        )
+    def next_at_hand(self) -> bool:
+        """Whether the next ``__anext__`` returns (or raises) without waiting for a new append:
+        False marks the end of a batch. True only when sure, since a consumer holding back
+        what it has until the batch ends would hold it until the game's next append: events
+        queued live that a catch-up read already delivered are dropped here, and a catch-up
+        page that may be the last is no promise of more."""
+        if self._failure is not None or self._closed:
+            return True
+        if self._backlog and self._backlog[-1].version > self.position:
+            return True
+        while self._held is None and not self._queue.empty():
+            queued = self._queue.get_nowait()
+            if queued is None:  # a wake-up: only close and failures send one
+                return True
+            if queued.version > self.position:
+                self._held = queued  # where __anext__ would put it
+        # The next version itself: no gap to read from the store before it.
+        return self._held is not None and self._held.version == self.position + 1
 
     def __aiter__(self) -> Self:
         return self

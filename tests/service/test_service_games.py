@@ -188,6 +188,19 @@ async def test_a_listing_keeps_its_creation_time_whichever_instance_lists_it(
     assert next(g.created_at for g in page.games if g.game_id == game) == first
 
 
+async def test_a_new_game_under_an_old_id_is_listed_as_new(service: GameService) -> None:
+    """An id made from a creation key comes again once its first game was archived: the new
+    game is listed from its own creation, not at the time this instance remembers."""
+    game = (await service.create_game(Rules(), [None, "random", None, "random"])).game_id
+    lobby = service.lobby
+    assert lobby is not None
+    state = await service.state(game)
+    await lobby.note(game, state, created_at=1_000)  # as if listed long ago, and remembered
+    await lobby.note(game, state, new=True)
+    page = await service.list_games("open", None, 100)
+    assert next(g.created_at for g in page.games if g.game_id == game) > 1_000
+
+
 async def test_cache_detects_a_store_that_went_back(service: GameService, redis) -> None:
     """If Redis loses acknowledged events (restored backup), the cached state must not be
     trusted: the service rebuilds from what the store holds."""

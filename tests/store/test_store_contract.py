@@ -339,6 +339,56 @@ async def test_subscription_replays_then_goes_live(store: RedisEventStore, game_
         assert sub.position == 7
 
 
+async def test_a_batch_ends_where_the_next_event_needs_a_new_append(
+    store: RedisEventStore, game_id: str
+) -> None:
+    """``next_at_hand`` is True only while the next event is there: a streaming consumer
+    holds a batch's frames until it says False, so a False missed holds them forever."""
+    await store.append(game_id, 0, ev("1", "2", "3"))
+    async with store.subscribe(game_id, after=0) as sub:
+        got = [await anext(sub)]
+        assert sub.next_at_hand()  # the rest of the catch-up page
+        got += await take(sub, 2)
+        assert [e.version for e in got] == [1, 2, 3]
+        assert not sub.next_at_hand()  # caught up: the next event is a future append
+        await store.append(game_id, 3, ev("4", "5"))
+        assert (await anext(sub)).version == 4
+        for _ in range(100):  # the hub delivers the second of the batch with the first
+            if sub.next_at_hand():
+                break
+            await asyncio.sleep(0.01)
+        assert sub.next_at_hand()
+        assert (await anext(sub)).version == 5
+        assert not sub.next_at_hand()
+
+
+async def test_a_full_catch_up_page_is_no_promise_of_more(
+    store: RedisEventStore, game_id: str
+) -> None:
+    """A log of exactly one page (500 events): after its last event nothing is at hand, though
+    the subscription cannot yet know that it is caught up."""
+    await store.append(game_id, 0, [b"x"] * 500)
+    async with store.subscribe(game_id, after=0) as sub:
+        assert [e.version for e in await take(sub, 500)] == list(range(1, 501))
+        assert not sub.next_at_hand()
+        await store.append(game_id, 500, ev("501"))
+        assert (await asyncio.wait_for(anext(sub), 5)).version == 501
+
+
+async def test_a_live_event_a_catch_up_already_read_is_not_at_hand(
+    store: RedisEventStore, game_id: str
+) -> None:
+    """An append that lands while a subscriber reads the store reaches it twice: in the page
+    and live. The live copy is dropped, and is no event at hand."""
+    await store.append(game_id, 0, ev("1", "2"))
+    async with store.subscribe(game_id, after=0) as sub:
+        _, second = await take(sub, 2)
+        sub._push(second)  # what the hub delivers of an append the page already held
+        assert not sub.next_at_hand()
+        await store.append(game_id, 2, ev("3"))
+        assert (await asyncio.wait_for(anext(sub), 5)).version == 3
+
+
 async def test_subscription_to_a_game_not_created_yet(store: RedisEventStore, game_id: str) -> None:
     async with store.subscribe(game_id) as sub:
         reader = asyncio.create_task(take(sub, 3))
