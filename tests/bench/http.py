@@ -13,9 +13,10 @@ Starts a real ``allfours serve`` (a subprocess on a free loopback port: its embe
 - ``trivial_per_s``: ``GET /livez`` at the same concurrency on the same server.
   ``ratio`` = plays_per_s / trivial_per_s.
 - ``one_round_trip_per_s``: ``GET /readyz`` likewise: the same app's routing and response
-  around one Redis round trip (a PING through the store's pool) and nothing else.
+  around one Redis round trip (a PING over the store's own connection, as a play's append goes) and nothing else.
   ``ratio_to_round_trip`` = plays_per_s / one_round_trip_per_s. The three phases take turns
-  (``--rounds``, order rotated each round); rates and ratios are medians of the rounds'.
+  (``--rounds``, 6, order rotated each round); rates and ratios are medians of the rounds' (six
+  rounds: on a shared machine one round in three or four can be 0.05 off the others).
 - ``server_cpu_us_<kind>``: the server's CPU (its Python and Redis processes) per request of
   each phase, and ``cpu_ratio`` / ``cpu_ratio_to_round_trip`` = a ``/livez`` / ``/readyz``
   request's CPU over a play's: the ratios as they would be with the server CPU-bound, which
@@ -704,7 +705,10 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=100, help="concurrent games (connections)")
     parser.add_argument("--duration", type=float, default=8.0, help="seconds per phase")
     parser.add_argument(
-        "--rounds", type=int, default=3, help="rounds of plays, /livez and /readyz (rotated)"
+        "--rounds",
+        type=int,
+        default=6,
+        help="rounds of plays, /livez and /readyz (order rotated: a multiple of 3)",
     )
     parser.add_argument(
         "--subscribers",
