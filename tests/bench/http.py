@@ -13,7 +13,8 @@ Starts a real ``allfours serve`` (a subprocess on a free loopback port: its embe
 - ``trivial_per_s``: ``GET /livez`` at the same concurrency on the same server.
   ``ratio`` = plays_per_s / trivial_per_s.
 - ``one_round_trip_per_s``: ``GET /readyz`` likewise: the same app's routing and response
-  around one Redis round trip (a PING over the store's own connection, as a play's append goes) and nothing else.
+  around one Redis round trip (a PING over the store's own connection, the one a play's
+  append takes) and nothing else.
   ``ratio_to_round_trip`` = plays_per_s / one_round_trip_per_s. The three phases take turns
   (``--rounds``, 6, order rotated each round); rates and ratios are medians of the rounds' (six
   rounds: on a shared machine one round in three or four can be 0.05 off the others).
