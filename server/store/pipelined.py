@@ -45,7 +45,7 @@ import hiredis
 from redis._parsers.base import BaseParser
 from redis.asyncio.connection import parse_url
 from redis.backoff import ExponentialWithJitterBackoff
-from redis.exceptions import AuthenticationError, BusyLoadingError, NoScriptError, RedisError
+from redis.exceptions import AuthenticationError, NoScriptError, RedisError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -183,6 +183,9 @@ class PipelinedRedis:
                 if line is None or line.lost is not None:
                     line = await self._connect()
                 reply = await line.send(packed)
+                if isinstance(reply, _ErrorReply):
+                    # (``LOADING``, a Redis restarting, is a connection error: tried again)
+                    raise _error(reply)
             except AuthenticationError:
                 raise  # (a ConnectionError to redis-py, but trying again cannot help)
             except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
@@ -193,15 +196,6 @@ class PipelinedRedis:
                     raise RedisConnectionError(str(exc)) from exc
                 await asyncio.sleep(self._backoff.compute(failures))
                 continue
-            if isinstance(reply, _ErrorReply):
-                error = _error(reply)
-                if isinstance(error, BusyLoadingError):  # Redis restarting: soon ready
-                    failures += 1
-                    if failures > self._retries:
-                        raise error
-                    await asyncio.sleep(self._backoff.compute(failures))
-                    continue
-                raise error
             return reply
 
     async def evalsha(self, script: Script, keys: Sequence[Arg], args: Sequence[Arg]) -> Any:
@@ -289,9 +283,9 @@ class PipelinedRedis:
         if options.get("db", 0):
             setup.append(("SELECT", options["db"]))
         setup.append(("CLIENT", "SETNAME", self._name))
-        replies = [line.send(_pack(command)) for command in setup]
-        for reply in replies:
-            answer = await reply
+        # All answers awaited before any is judged: none is left to fail unseen on close.
+        answers = await asyncio.gather(*(line.send(_pack(command)) for command in setup))
+        for answer in answers:
             if isinstance(answer, _ErrorReply):
                 raise _error(answer)  # (the caller closes the line)
 

@@ -7,8 +7,9 @@ first entry, empty on the others. Appends go through one Lua script (see
 
 The game's own commands (appends, reads, token and secret look-ups, PING) go over one pipelined
 connection on a single server (:mod:`server.store.pipelined`: redis-py's client cost more CPU
-per command than the rest of a player's command); the lobby, the rate limiter, pipelines and the
-hub's reads use redis-py's pool, and a cluster uses redis-py's cluster client for everything.
+per command than the rest of a player's command), and so do the scripts of the rate limiter and
+the operator tools (:meth:`RedisEventStore.script`); the lobby, pipelines and the hub's reads use
+redis-py's pool, and a cluster uses redis-py's cluster client for everything.
 
 Retries and idempotency: both clients transparently retry a command after a connection error or
 timeout. For reads that is harmless. For an append it could, in principle, apply a command
@@ -140,8 +141,6 @@ class RedisEventStore:
         self._redis = commands
         self._line = line
         self._watermarks = Watermarks(watermark_capacity)
-        # redis-py's Script does EVALSHA and, on NOSCRIPT (e.g. after a Redis restart emptied
-        # the script cache), SCRIPT LOAD (on every master, on a cluster) and one more EVALSHA.
         self._append_script = self.script(APPEND_LUA)
         self._due_fix_script = self.script(DUE_FIX_LUA)
         self.cluster = isinstance(commands, RedisCluster)
@@ -181,8 +180,8 @@ class RedisEventStore:
 
     @property
     def redis(self) -> RedisClient:
-        """The command client (for the lobby, the rate limiter, health checks and tests; not
-        for writing events). A :class:`RedisCluster` when the store is on a cluster."""
+        """The command client (for the lobby, pipelines, the operator tools' scans and tests;
+        not for writing events). A :class:`RedisCluster` when the store is on a cluster."""
         return self._redis
 
     async def append(
@@ -276,9 +275,9 @@ class RedisEventStore:
             raise ValueError(f"limit must be >= 1 or None, not {limit}")
         validate_game_id(game_id)
         try:
-            bounds = (events_key(game_id), f"{after + 1}-0", "+")
+            count = () if limit is None else ("COUNT", limit)
             entries: Any = await self._command(
-                "XRANGE", *bounds, *(() if limit is None else ("COUNT", limit))
+                "XRANGE", events_key(game_id), f"{after + 1}-0", "+", *count
             )
         except REDIS_ERRORS as exc:
             raise store_error(exc) from exc
@@ -429,18 +428,19 @@ class RedisEventStore:
 
 class StoreScript:
     """A Lua script run on the store's Redis: EVALSHA over the pipelined connection on one
-    server (loaded again after a Redis restart), redis-py's script on a cluster (run on the
-    node of its keys' slot, and loaded on every master after a restart). Raises redis-py's
-    errors: callers translate them with :func:`store_error`."""
+    server, redis-py's script on a cluster (run on the node of its keys' slot). Either loads
+    it again when Redis lost it (NOSCRIPT after a restart; on a cluster, on every master).
+    Raises redis-py's errors: callers translate them with :func:`store_error`."""
 
     def __init__(self, redis: RedisClient, line: PipelinedRedis | None, source: str) -> None:
         self._line = line
         self._script = Script(source)
-        self._registered = redis.register_script(source)
+        self._registered = None if line is not None else redis.register_script(source)
 
     async def __call__(self, keys: Sequence[Arg], args: Sequence[Arg] = ()) -> Any:
         if self._line is not None:
             return await self._line.evalsha(self._script, keys, args)
+        assert self._registered is not None
         return await self._registered(keys=keys, args=args)  # type: ignore[arg-type]  # (ints)
 
 

@@ -125,10 +125,8 @@ class Subscription:
         if self._backlog and self._backlog[-1].version > self.position:
             return True
         while self._held is None and not self._queue.empty():
-            queued = self._queue.get_nowait()
-            if queued is None:  # a wake-up: only close and failures send one
-                return True
-            if queued.version > self.position:
+            queued = self._queue.get_nowait()  # (a wake-up, None, comes after the flags above)
+            if queued is not None and queued.version > self.position:
                 self._held = queued  # where __anext__ would put it
         # The next version itself: no gap to read from the store before it.
         return self._held is not None and self._held.version == self.position + 1

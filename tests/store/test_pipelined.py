@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import uvloop
 from redis.asyncio import Redis
-from redis.exceptions import AuthenticationError, ResponseError
+from redis.exceptions import AuthenticationError, BusyLoadingError, ResponseError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -84,10 +84,18 @@ class FakeRedis:
     """A TCP server standing in for Redis: it answers ``answer`` to each command it reads,
     hangs up on a read holding ``hang_up_on`` without answering it (a connection lost with
     commands in flight), and swallows everything on its first ``silent`` connections (replies
-    that never come). ``connections`` counts the connections it accepted."""
+    that never come). ``first`` are answered, in order, to the first commands after the
+    connection's setup. ``connections`` counts the connections it accepted."""
 
-    def __init__(self, answer: bytes = b"+OK\r\n", hang_up_on: bytes = b"\0", silent: int = 0):
+    def __init__(
+        self,
+        answer: bytes = b"+OK\r\n",
+        hang_up_on: bytes = b"\0",
+        silent: int = 0,
+        first: tuple[bytes, ...] = (),
+    ) -> None:
         self.answer, self.hang_up_on, self.silent = answer, hang_up_on, silent
+        self.first = list(first)
         self.connections = 0
         self.url = ""
 
@@ -98,7 +106,9 @@ class FakeRedis:
             if self.hang_up_on in data:
                 break
             if not mute:
-                writer.write(self.answer * data.count(b"*"))  # one per command (an array)
+                for _ in range(data.count(b"*")):  # one answer per command (an array)
+                    setup = b"SETNAME" in data
+                    writer.write(self.first.pop(0) if self.first and not setup else self.answer)
         writer.close()
 
     @contextlib.asynccontextmanager
@@ -186,6 +196,25 @@ async def test_a_retry_after_a_timeout_gets_its_reply_on_a_new_connection() -> N
             assert fake.connections == 2
         finally:
             await connection.aclose()
+
+
+LOADING = b"-LOADING Redis is loading the dataset in memory\r\n"
+
+
+async def test_a_redis_still_loading_its_data_is_asked_again() -> None:
+    async with FakeRedis(first=(LOADING, LOADING)).running() as fake:
+        patient = PipelinedRedis(fake.url, name="x", retries=2)
+        try:
+            assert await patient.execute("PING") == b"OK"  # the third answer
+        finally:
+            await patient.aclose()
+    async with FakeRedis(first=(LOADING,)).running() as fake:
+        hasty = PipelinedRedis(fake.url, name="x", retries=0)
+        try:
+            with pytest.raises(BusyLoadingError):
+                await hasty.execute("PING")
+        finally:
+            await hasty.aclose()
 
 
 async def test_after_close_calls_are_refused_and_nothing_reconnects() -> None:
