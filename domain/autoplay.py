@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Final
 
 from domain.bots import BOTS, Bot
 from domain.commands import Command, CreateGame, Deal, Join, RevealSeed
@@ -18,7 +19,7 @@ from domain.rules import Rules
 from domain.state import State
 from domain.visibility import bot_view
 
-DEFAULT_RULES = Rules()
+DEFAULT_RULES: Final = Rules()
 
 
 def due_system_command(state: State, seed: str) -> Deal | RevealSeed | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Protocol
+from typing import Final, Protocol
 
 from domain import cards as C
 from domain.commands import Beg, GiveOne, Play, PlayerCommand, RunPack, Stand
@@ -147,5 +147,5 @@ def _choose_play(view: SeatSight, plays: list[Play]) -> Play:
     return cards[min(losers, key=lambda c: _cheapness(c, trump))]
 
 
-BOTS: dict[str, Bot] = {"random": random_bot, "heuristic": heuristic_bot}
+BOTS: Final[dict[str, Bot]] = {"random": random_bot, "heuristic": heuristic_bot}
 """Bot kinds by the name a seat records in ``PlayerJoined.bot``."""

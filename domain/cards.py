@@ -9,31 +9,37 @@ Outside the engine cards travel as short codes such as ``"TC"`` (ten of clubs) o
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TypeVar
+from typing import Final, TypeVar
 
 T = TypeVar("T")
 
-SUITS = "CDHS"
-RANKS = "23456789TJQKA"
+SUITS: Final = "CDHS"
+RANKS: Final = "23456789TJQKA"
 
 Card = int
 """A card index in 0..51: ``suit * 13 + rank``."""
 CardSet = int
 """A set of cards as a bitmask: bit ``card`` is set when the card is in the set."""
 
-DECK_SIZE = 52
+DECK_SIZE: Final = 52
 
-TWO, SIX, TEN, JACK, QUEEN, KING, ACE = 0, 4, 8, 9, 10, 11, 12
+TWO: Final = 0
+SIX: Final = 4
+TEN: Final = 8
+JACK: Final = 9
+QUEEN: Final = 10
+KING: Final = 11
+ACE: Final = 12
 
-CODES: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS)
-_INDEX: dict[str, Card] = {code: i for i, code in enumerate(CODES)}
+CODES: Final[tuple[str, ...]] = tuple(r + s for s in SUITS for r in RANKS)
+_INDEX: Final[dict[str, Card]] = {code: i for i, code in enumerate(CODES)}
 _INDEX.update({code.lower(): i for code, i in list(_INDEX.items())})
 
-SUIT_MASKS: tuple[CardSet, ...] = tuple(((1 << 13) - 1) << (13 * s) for s in range(4))
+SUIT_MASKS: Final[tuple[CardSet, ...]] = tuple(((1 << 13) - 1) << (13 * s) for s in range(4))
 
-GAME_COUNT_BY_RANK = (0, 0, 0, 0, 0, 0, 0, 0, 10, 1, 2, 3, 4)
+GAME_COUNT_BY_RANK: Final = (0, 0, 0, 0, 0, 0, 0, 0, 10, 1, 2, 3, 4)
 """Points each rank adds to a team's count for the Game point: 10=10, J=1, Q=2, K=3, A=4."""
-GAME_COUNT: tuple[int, ...] = tuple(GAME_COUNT_BY_RANK[c % 13] for c in range(DECK_SIZE))
+GAME_COUNT: Final[tuple[int, ...]] = tuple(GAME_COUNT_BY_RANK[c % 13] for c in range(DECK_SIZE))
 
 
 def code(card: Card) -> str:
@@ -62,13 +68,13 @@ def _by_suit_bits(
 
 # Converting a set to a list of cards is the engine's most frequent job (views, legal moves),
 # so it is a lookup per suit instead of a loop per card.
-_CARDS_BY_SUIT_BITS = _by_suit_bits(
+_CARDS_BY_SUIT_BITS: Final = _by_suit_bits(
     lambda suit, bits: tuple(suit * 13 + r for r in range(13) if bits >> r & 1)
 )
-_CODES_BY_SUIT_BITS = _by_suit_bits(
+_CODES_BY_SUIT_BITS: Final = _by_suit_bits(
     lambda suit, bits: tuple(CODES[suit * 13 + r] for r in range(13) if bits >> r & 1)
 )
-_COUNT_BY_BITS = tuple(
+_COUNT_BY_BITS: Final = tuple(
     sum(GAME_COUNT_BY_RANK[r] for r in range(13) if bits >> r & 1) for bits in range(1 << 13)
 )
 

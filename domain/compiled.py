@@ -21,9 +21,9 @@ from pathlib import Path
 
 PURE_ENV = "ALLFOURS_PURE_PYTHON"
 """Set (to anything but empty or 0) to run the pure-Python modules even when a build exists."""
-COMPILED = ("cards", "legal", "evolve", "decide", "bots", "autoplay")
-"""The modules a build compiles: the rules and the self-play loop, no msgspec Struct among
-them (mypyc cannot compile a Struct class)."""
+COMPILED = ("cards", "state", "legal", "evolve", "decide", "bots", "autoplay")
+"""The modules a build compiles: the state, the rules and the self-play loop, no msgspec Struct
+among them (mypyc cannot compile a Struct class)."""
 BUILD_FORMAT = 1
 """Bumped when the layout of a build changes, so that older builds are no longer found."""
 

@@ -12,7 +12,7 @@ So the state a process caches is exactly the fold of the stored log.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Final
 
 from msgspec.structs import replace
 
@@ -69,7 +69,7 @@ from domain.fairness import commitment_matches
 from domain.legal import follow_mask, give_one_allowed
 from domain.state import AWAY_AFTER_TIMEOUTS, Player, State, next_seat, team_of
 
-_CODES = C.CODES
+_CODES: Final = C.CODES
 
 
 class _Outcome:
@@ -457,7 +457,7 @@ def _score_hand(out: _Outcome, state: State) -> None:
     out.score(HandScored(awards=tuple(given), game_counts=counts, scores=(scores[0], scores[1])))
 
 
-_HANDLERS: dict[type[Any], Callable[[_Outcome, State, Any], None]] = {
+_HANDLERS: Final[dict[type[Any], Callable[[_Outcome, State, Any], None]]] = {
     CreateGame: _create_game,
     Join: _join,
     Deal: _deal,

@@ -4,9 +4,7 @@ reads the clock or randomness, so folding a stored log always rebuilds the same 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
-
-from msgspec.structs import replace
+from typing import Any, Final
 
 from domain import cards as C
 from domain.events import (
@@ -36,8 +34,6 @@ from domain.events import (
 )
 from domain.state import Player, State, next_seat
 
-_PARSE = C.parse
-
 
 def _add(pair: tuple[int, int], team: int, points: int) -> tuple[int, int]:
     return (pair[0] + points, pair[1]) if team == 0 else (pair[0], pair[1] + points)
@@ -55,12 +51,11 @@ def _acted(s: State, seat: int) -> tuple[Player | None, ...]:
     player = s.players[seat]
     if s.turn_timed_out or player is None or not player.timeouts:
         return s.players
-    return _with_player(s, seat, replace(player, timeouts=0))
+    return _with_player(s, seat, player.replace(timeouts=0))
 
 
 def _game_created(s: State, e: GameCreated) -> State:
-    return replace(
-        s,
+    return s.replace(
         version=s.version + 1,
         phase="seating",
         rules=e.rules,
@@ -78,8 +73,7 @@ def _player_joined(s: State, e: PlayerJoined) -> State:
     players = list(s.players)
     players[e.seat] = Player(e.name, e.bot)
     seated = all(p is not None for p in players)
-    return replace(
-        s,
+    return s.replace(
         version=s.version + 1,
         players=tuple(players),
         phase="dealing" if seated else "seating",
@@ -89,16 +83,15 @@ def _player_joined(s: State, e: PlayerJoined) -> State:
 
 
 def _dealt(s: State, e: Dealt) -> State:
-    hands = [C.cardset(map(_PARSE, h or ())) for h in e.hands]
+    hands = [C.cardset(map(C.parse, h or ())) for h in e.hands]
     h = (hands[0], hands[1], hands[2], hands[3])
-    return replace(
-        s,
+    return s.replace(
         version=s.version + 1,
         phase="begging",
         dealer=e.dealer,
         hand_no=e.hand,
         deal_no=e.deal,
-        deck=tuple(map(_PARSE, e.pack_order())),
+        deck=tuple(map(C.parse, e.pack_order())),
         next_card=24,
         hands=h,
         dealt=h,
@@ -115,18 +108,16 @@ def _dealt(s: State, e: Dealt) -> State:
 
 
 def _revealed(s: State, e: Revealed) -> State:
-    return replace(
-        s,
+    return s.replace(
         version=s.version + 1,
-        kicks=(*s.kicks, _PARSE(e.card)),
+        kicks=(*s.kicks, C.parse(e.card)),
         next_card=s.next_card + 1,
         scores=_add(s.scores, e.team, e.points) if e.points else s.scores,
     )
 
 
 def _begged(s: State, e: Begged) -> State:
-    return replace(
-        s,
+    return s.replace(
         version=s.version + 1,
         phase="dealer_choice",
         players=_acted(s, e.seat),
@@ -137,12 +128,11 @@ def _begged(s: State, e: Begged) -> State:
 
 def _stood(s: State, e: Stood) -> State:
     # Standing changes nothing else by itself: the TrumpSet that follows starts the play.
-    return replace(s, version=s.version + 1, players=_acted(s, e.seat))
+    return s.replace(version=s.version + 1, players=_acted(s, e.seat))
 
 
 def _gave_one(s: State, e: GaveOne) -> State:
-    return replace(
-        s,
+    return s.replace(
         version=s.version + 1,
         scores=_add(s.scores, e.team, e.points),
         players=_acted(s, e.seat),
@@ -150,11 +140,10 @@ def _gave_one(s: State, e: GaveOne) -> State:
 
 
 def _pack_run(s: State, e: PackRun) -> State:
-    extra = [C.cardset(map(_PARSE, h or ())) for h in e.hands]
+    extra = [C.cardset(map(C.parse, h or ())) for h in e.hands]
     hands = s.hands
     dealt = s.dealt
-    return replace(
-        s,
+    return s.replace(
         version=s.version + 1,
         players=_acted(s, e.seat),
         next_card=s.next_card + 12,
@@ -174,8 +163,7 @@ def _pack_run(s: State, e: PackRun) -> State:
 
 
 def _trump_set(s: State, e: TrumpSet) -> State:
-    return replace(
-        s,
+    return s.replace(
         version=s.version + 1,
         phase="playing",
         trump=C.SUITS.index(e.suit),
@@ -186,8 +174,7 @@ def _trump_set(s: State, e: TrumpSet) -> State:
 
 
 def _redealt(s: State, e: Redealt) -> State:
-    return replace(
-        s,
+    return s.replace(
         version=s.version + 1,
         phase="dealing",
         deal_no=s.deal_no + 1,
@@ -199,11 +186,10 @@ def _redealt(s: State, e: Redealt) -> State:
 
 
 def _card_played(s: State, e: CardPlayed) -> State:
-    card = _PARSE(e.card)
+    card = C.parse(e.card)
     hands = list(s.hands)
     hands[e.seat] &= ~(1 << card)
-    return replace(
-        s,
+    return s.replace(
         version=s.version + 1,
         hands=(hands[0], hands[1], hands[2], hands[3]),
         trick=(*s.trick, card),
@@ -216,8 +202,7 @@ def _card_played(s: State, e: CardPlayed) -> State:
 def _trick_won(s: State, e: TrickWon) -> State:
     taken = C.cardset(s.trick)
     won = (s.won[0] | taken, s.won[1]) if e.team == 0 else (s.won[0], s.won[1] | taken)
-    return replace(
-        s,
+    return s.replace(
         version=s.version + 1,
         won=won,
         last_trick=s.trick,
@@ -233,9 +218,8 @@ def _trick_won(s: State, e: TrickWon) -> State:
 def _hand_scored(s: State, e: HandScored) -> State:
     if max(e.scores) >= s.rules.target:
         # GameEnded follows: the table stays as the last hand left it, no next deal is due.
-        return replace(s, version=s.version + 1, scores=e.scores)
-    return replace(
-        s,
+        return s.replace(version=s.version + 1, scores=e.scores)
+    return s.replace(
         version=s.version + 1,
         phase="dealing",
         scores=e.scores,
@@ -246,8 +230,7 @@ def _hand_scored(s: State, e: HandScored) -> State:
 
 
 def _game_ended(s: State, e: GameEnded) -> State:
-    return replace(
-        s,
+    return s.replace(
         version=s.version + 1,
         phase="ended",
         winner=e.winner,
@@ -257,20 +240,19 @@ def _game_ended(s: State, e: GameEnded) -> State:
 
 
 def _game_aborted(s: State, e: GameAborted) -> State:
-    return replace(s, version=s.version + 1, phase="ended", end_reason=e.reason)
+    return s.replace(version=s.version + 1, phase="ended", end_reason=e.reason)
 
 
 def _seed_revealed(s: State, e: SeedRevealed) -> State:
-    return replace(s, version=s.version + 1, seed=e.seed)
+    return s.replace(version=s.version + 1, seed=e.seed)
 
 
 def _turn_timed_out(s: State, e: TurnTimedOut) -> State:
     player = s.players[e.seat]
     assert player is not None
-    return replace(
-        s,
+    return s.replace(
         version=s.version + 1,
-        players=_with_player(s, e.seat, replace(player, timeouts=player.timeouts + 1)),
+        players=_with_player(s, e.seat, player.replace(timeouts=player.timeouts + 1)),
         turn_timed_out=True,
     )
 
@@ -278,35 +260,34 @@ def _turn_timed_out(s: State, e: TurnTimedOut) -> State:
 def _seat_away(s: State, e: SeatAway) -> State:
     player = s.players[e.seat]
     assert player is not None
-    return replace(
-        s, version=s.version + 1, players=_with_player(s, e.seat, replace(player, away=True))
-    )
+    away = player.replace(away=True)
+    return s.replace(version=s.version + 1, players=_with_player(s, e.seat, away))
 
 
 def _seat_back(s: State, e: SeatBack) -> State:
     player = s.players[e.seat]
     assert player is not None
-    back = replace(player, away=False, timeouts=0)
-    return replace(s, version=s.version + 1, players=_with_player(s, e.seat, back))
+    back = player.replace(away=False, timeouts=0)
+    return s.replace(version=s.version + 1, players=_with_player(s, e.seat, back))
 
 
 def _player_left(s: State, e: PlayerLeft) -> State:
     player = s.players[e.seat]
     assert player is not None
     # Before the start the seat simply opens again; after, the bot plays it to the end.
-    gone = None if s.phase == "seating" else replace(player, left=True, away=False)
-    return replace(s, version=s.version + 1, players=_with_player(s, e.seat, gone))
+    gone = None if s.phase == "seating" else player.replace(left=True, away=False)
+    return s.replace(version=s.version + 1, players=_with_player(s, e.seat, gone))
 
 
 def _player_replaced(s: State, e: PlayerReplaced) -> State:
-    return replace(s, version=s.version + 1, players=_with_player(s, e.seat, Player(e.name)))
+    return s.replace(version=s.version + 1, players=_with_player(s, e.seat, Player(e.name)))
 
 
 def _rematch_created(s: State, e: RematchCreated) -> State:
-    return replace(s, version=s.version + 1, rematch=e.game_id)
+    return s.replace(version=s.version + 1, rematch=e.game_id)
 
 
-_HANDLERS: dict[type[Any], Callable[[State, Any], State]] = {
+_HANDLERS: Final[dict[type[Any], Callable[[State, Any], State]]] = {
     GameCreated: _game_created,
     PlayerJoined: _player_joined,
     Dealt: _dealt,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from domain import cards as C
 from domain.commands import (
     Abort,
@@ -45,16 +47,16 @@ def follow_mask(state: State, seat: int) -> tuple[C.CardSet, bool]:
 
 # Commands are immutable values, so the legal moves are picked from these instead of being built
 # anew for every decision of every game.
-_PLAYS: tuple[tuple[Play, ...], ...] = tuple(
+_PLAYS: Final[tuple[tuple[Play, ...], ...]] = tuple(
     tuple(Play(seat, card_code) for card_code in C.CODES) for seat in range(4)
 )
-_STAND_OR_BEG: tuple[tuple[PlayerCommand, ...], ...] = tuple(
+_STAND_OR_BEG: Final[tuple[tuple[PlayerCommand, ...], ...]] = tuple(
     (Stand(seat), Beg(seat)) for seat in range(4)
 )
-_GIVE_OR_RUN: tuple[tuple[PlayerCommand, ...], ...] = tuple(
+_GIVE_OR_RUN: Final[tuple[tuple[PlayerCommand, ...], ...]] = tuple(
     (GiveOne(seat), RunPack(seat)) for seat in range(4)
 )
-_RUN: tuple[tuple[PlayerCommand, ...], ...] = tuple((RunPack(seat),) for seat in range(4))
+_RUN: Final[tuple[tuple[PlayerCommand, ...], ...]] = tuple((RunPack(seat),) for seat in range(4))
 
 
 def legal_actions(state: State, seat: int) -> list[PlayerCommand]:

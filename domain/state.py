@@ -1,10 +1,16 @@
-"""The state of one game: the fold of its events. Immutable; ``evolve`` makes the next one."""
+"""The state of one game: the fold of its events. Immutable; ``evolve`` makes the next one.
+
+``State`` and ``Player`` are plain classes with read-only (``Final``) attributes, not msgspec
+Structs, because this module is compiled with the engine (``compiled``): compiled code reads the
+attributes of its own classes straight from the object, where each read of a Struct's field was
+a dictionary lookup, and the engine reads the state dozens of times per card. Nothing encodes a
+state (views do), so they need no codec. The compiled build refuses every assignment at run
+time; the pure-Python modules rely on the type checker for that (``Final``).
+"""
 
 from __future__ import annotations
 
-from typing import Literal
-
-import msgspec
+from typing import Any, ClassVar, Final, Literal
 
 from domain.cards import CardSet
 from domain.rules import Rules
@@ -20,21 +26,92 @@ Phase = Literal[
 ]
 
 
-AWAY_AFTER_TIMEOUTS = 2
+AWAY_AFTER_TIMEOUTS: Final = 2
 """Timeouts in a row after which a person is marked away (and the bot plays at once)."""
 
 EndReason = Literal["target", "resigned", "aborted", "expired"]
 
+Hands = tuple[CardSet, CardSet, CardSet, CardSet]
 
-class Player(msgspec.Struct, frozen=True):
-    name: str
-    bot: str | None = None
-    away: bool = False
+
+class Keep:
+    """The default of every ``replace`` option: the field keeps its value."""
+
+    __slots__ = ()
+
+
+KEEP: Final = Keep()
+
+
+class _Record:
+    """Equality and a readable repr over a class's ``FIELDS``, like a Struct's."""
+
+    __slots__ = ()
+    FIELDS: ClassVar[tuple[str, ...]] = ()
+
+    def values(self) -> tuple[Any, ...]:
+        return tuple([getattr(self, name) for name in self.FIELDS])
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self.values() == _values(other)
+
+    def __hash__(self) -> int:
+        return hash(self.values())
+
+    def __repr__(self) -> str:
+        pairs = ", ".join(
+            f"{name}={value!r}" for name, value in zip(self.FIELDS, self.values(), strict=True)
+        )
+        return f"{type(self).__name__}({pairs})"
+
+
+def _values(record: object) -> tuple[Any, ...]:
+    assert isinstance(record, _Record)
+    return record.values()
+
+
+class Player(_Record):
+    FIELDS = ("name", "bot", "away", "left", "timeouts")
+    __slots__ = FIELDS
+
+    name: Final[str]
+    bot: Final[str | None]
+    away: Final[bool]
     """The person is away (stepped away, or timed out too often): the bot plays at once."""
-    left: bool = False
+    left: Final[bool]
     """The person left for good: the bot plays the seat to the end of the game."""
-    timeouts: int = 0
+    timeouts: Final[int]
     """Timeouts in a row: reset when the person decides for themselves."""
+
+    def __init__(
+        self,
+        name: str,
+        bot: str | None = None,
+        away: bool = False,
+        left: bool = False,
+        timeouts: int = 0,
+    ) -> None:
+        self.name = name
+        self.bot = bot
+        self.away = away
+        self.left = left
+        self.timeouts = timeouts
+
+    def replace(
+        self,
+        *,
+        away: bool | Keep = KEEP,
+        left: bool | Keep = KEEP,
+        timeouts: int | Keep = KEEP,
+    ) -> Player:
+        """This player with the given fields changed (a seat's name and bot never change)."""
+        return Player(
+            self.name,
+            self.bot,
+            self.away if isinstance(away, Keep) else away,
+            self.left if isinstance(left, Keep) else left,
+            self.timeouts if isinstance(timeouts, Keep) else timeouts,
+        )
 
     @property
     def autoplayed(self) -> bool:
@@ -57,50 +134,226 @@ def next_seat(seat: int) -> int:
     return (seat + 1) & 3
 
 
-# gc=False: a state holds only numbers, strings, tuples and other frozen structs, so it can be
-# in no reference cycle; one is made per event, and the collector need not scan them.
-class State(msgspec.Struct, frozen=True, gc=False):
-    version: int = 0
+_NO_PLAYERS: Final[tuple[Player | None, ...]] = (None, None, None, None)
+_NO_CARDS: Final[Hands] = (0, 0, 0, 0)
+_DEFAULT_RULES: Final = Rules()
+
+
+class State(_Record):
+    FIELDS = (
+        "version",
+        "phase",
+        "rules",
+        "seed_commitment",
+        "seed",
+        "players",
+        "dealer",
+        "hand_no",
+        "deal_no",
+        "deck",
+        "next_card",
+        "hands",
+        "dealt",
+        "kicks",
+        "trump",
+        "leader",
+        "trick",
+        "last_trick",
+        "last_trick_leader",
+        "tricks_played",
+        "won",
+        "scores",
+        "winner",
+        "turn_at",
+        "turn_timed_out",
+        "expires_at",
+        "rematch_of",
+        "reserved",
+        "reserved_until",
+        "rematch",
+        "end_reason",
+    )
+    __slots__ = FIELDS
+
+    version: Final[int]
     """How many events have been folded: the stream version this state stands for."""
-    phase: Phase = "new"
-    rules: Rules = Rules()
-    seed_commitment: str = ""
-    seed: str | None = None
-    players: tuple[Player | None, ...] = (None, None, None, None)
-    dealer: int = 0
-    hand_no: int = 0
-    deal_no: int = 0
-    deck: tuple[int, ...] = ()
+    phase: Final[Phase]
+    rules: Final[Rules]
+    seed_commitment: Final[str]
+    seed: Final[str | None]
+    players: Final[tuple[Player | None, ...]]
+    dealer: Final[int]
+    hand_no: Final[int]
+    deal_no: Final[int]
+    deck: Final[tuple[int, ...]]
     """The current deal's whole pack in order (hidden information)."""
-    next_card: int = 0
+    next_card: Final[int]
     """Index in ``deck`` of the next card to come off the pack."""
-    hands: tuple[CardSet, CardSet, CardSet, CardSet] = (0, 0, 0, 0)
-    dealt: tuple[CardSet, CardSet, CardSet, CardSet] = (0, 0, 0, 0)
+    hands: Final[Hands]
+    dealt: Final[Hands]
     """Every card dealt to each seat this hand: who was the original holder, for High/Low/Jack."""
-    kicks: tuple[int, ...] = ()
+    kicks: Final[tuple[int, ...]]
     """Cards turned up this hand, first kick first. Out of play."""
-    trump: int | None = None
-    leader: int = 0
-    trick: tuple[int, ...] = ()
+    trump: Final[int | None]
+    leader: Final[int]
+    trick: Final[tuple[int, ...]]
     """Cards of the trick in progress, in play order from ``leader``."""
-    last_trick: tuple[int, ...] = ()
-    last_trick_leader: int = 0
-    tricks_played: int = 0
-    won: tuple[CardSet, CardSet] = (0, 0)
+    last_trick: Final[tuple[int, ...]]
+    last_trick_leader: Final[int]
+    tricks_played: Final[int]
+    won: Final[tuple[CardSet, CardSet]]
     """Cards captured in tricks by each team this hand."""
-    scores: tuple[int, int] = (0, 0)
-    winner: int | None = None
-    turn_at: int = 0
+    scores: Final[tuple[int, int]]
+    winner: Final[int | None]
+    turn_at: Final[int]
     """When the seat to act got the turn (the ``at`` of that event): its clock starts there."""
-    turn_timed_out: bool = False
+    turn_timed_out: Final[bool]
     """The seat to act let its deadline pass: the bot makes this one decision."""
-    expires_at: int | None = None
-    rematch_of: str | None = None
-    reserved: tuple[int, ...] = ()
-    reserved_until: int | None = None
-    rematch: str | None = None
+    expires_at: Final[int | None]
+    rematch_of: Final[str | None]
+    reserved: Final[tuple[int, ...]]
+    reserved_until: Final[int | None]
+    rematch: Final[str | None]
     """The id of this game's rematch table, once someone asked for it."""
-    end_reason: EndReason | None = None
+    end_reason: Final[EndReason | None]
+
+    def __init__(
+        self,
+        version: int = 0,
+        phase: Phase = "new",
+        rules: Rules = _DEFAULT_RULES,
+        seed_commitment: str = "",
+        seed: str | None = None,
+        players: tuple[Player | None, ...] = _NO_PLAYERS,
+        dealer: int = 0,
+        hand_no: int = 0,
+        deal_no: int = 0,
+        deck: tuple[int, ...] = (),
+        next_card: int = 0,
+        hands: Hands = _NO_CARDS,
+        dealt: Hands = _NO_CARDS,
+        kicks: tuple[int, ...] = (),
+        trump: int | None = None,
+        leader: int = 0,
+        trick: tuple[int, ...] = (),
+        last_trick: tuple[int, ...] = (),
+        last_trick_leader: int = 0,
+        tricks_played: int = 0,
+        won: tuple[CardSet, CardSet] = (0, 0),
+        scores: tuple[int, int] = (0, 0),
+        winner: int | None = None,
+        turn_at: int = 0,
+        turn_timed_out: bool = False,
+        expires_at: int | None = None,
+        rematch_of: str | None = None,
+        reserved: tuple[int, ...] = (),
+        reserved_until: int | None = None,
+        rematch: str | None = None,
+        end_reason: EndReason | None = None,
+    ) -> None:
+        self.version = version
+        self.phase = phase
+        self.rules = rules
+        self.seed_commitment = seed_commitment
+        self.seed = seed
+        self.players = players
+        self.dealer = dealer
+        self.hand_no = hand_no
+        self.deal_no = deal_no
+        self.deck = deck
+        self.next_card = next_card
+        self.hands = hands
+        self.dealt = dealt
+        self.kicks = kicks
+        self.trump = trump
+        self.leader = leader
+        self.trick = trick
+        self.last_trick = last_trick
+        self.last_trick_leader = last_trick_leader
+        self.tricks_played = tricks_played
+        self.won = won
+        self.scores = scores
+        self.winner = winner
+        self.turn_at = turn_at
+        self.turn_timed_out = turn_timed_out
+        self.expires_at = expires_at
+        self.rematch_of = rematch_of
+        self.reserved = reserved
+        self.reserved_until = reserved_until
+        self.rematch = rematch
+        self.end_reason = end_reason
+
+    def replace(
+        self,
+        *,
+        version: int | Keep = KEEP,
+        phase: Phase | Keep = KEEP,
+        rules: Rules | Keep = KEEP,
+        seed_commitment: str | Keep = KEEP,
+        seed: str | Keep | None = KEEP,
+        players: tuple[Player | None, ...] | Keep = KEEP,
+        dealer: int | Keep = KEEP,
+        hand_no: int | Keep = KEEP,
+        deal_no: int | Keep = KEEP,
+        deck: tuple[int, ...] | Keep = KEEP,
+        next_card: int | Keep = KEEP,
+        hands: Hands | Keep = KEEP,
+        dealt: Hands | Keep = KEEP,
+        kicks: tuple[int, ...] | Keep = KEEP,
+        trump: int | Keep | None = KEEP,
+        leader: int | Keep = KEEP,
+        trick: tuple[int, ...] | Keep = KEEP,
+        last_trick: tuple[int, ...] | Keep = KEEP,
+        last_trick_leader: int | Keep = KEEP,
+        tricks_played: int | Keep = KEEP,
+        won: tuple[CardSet, CardSet] | Keep = KEEP,
+        scores: tuple[int, int] | Keep = KEEP,
+        winner: int | Keep | None = KEEP,
+        turn_at: int | Keep = KEEP,
+        turn_timed_out: bool | Keep = KEEP,
+        expires_at: int | Keep | None = KEEP,
+        rematch_of: str | Keep | None = KEEP,
+        reserved: tuple[int, ...] | Keep = KEEP,
+        reserved_until: int | Keep | None = KEEP,
+        rematch: str | Keep | None = KEEP,
+        end_reason: EndReason | Keep | None = KEEP,
+    ) -> State:
+        """This state with the given fields changed (``msgspec.structs.replace``, for a class
+        the compiler knows: a call names its options at compile time, so it costs no more
+        than building the new state)."""
+        return State(
+            self.version if isinstance(version, Keep) else version,
+            self.phase if isinstance(phase, Keep) else phase,
+            self.rules if isinstance(rules, Keep) else rules,
+            self.seed_commitment if isinstance(seed_commitment, Keep) else seed_commitment,
+            self.seed if isinstance(seed, Keep) else seed,
+            self.players if isinstance(players, Keep) else players,
+            self.dealer if isinstance(dealer, Keep) else dealer,
+            self.hand_no if isinstance(hand_no, Keep) else hand_no,
+            self.deal_no if isinstance(deal_no, Keep) else deal_no,
+            self.deck if isinstance(deck, Keep) else deck,
+            self.next_card if isinstance(next_card, Keep) else next_card,
+            self.hands if isinstance(hands, Keep) else hands,
+            self.dealt if isinstance(dealt, Keep) else dealt,
+            self.kicks if isinstance(kicks, Keep) else kicks,
+            self.trump if isinstance(trump, Keep) else trump,
+            self.leader if isinstance(leader, Keep) else leader,
+            self.trick if isinstance(trick, Keep) else trick,
+            self.last_trick if isinstance(last_trick, Keep) else last_trick,
+            self.last_trick_leader if isinstance(last_trick_leader, Keep) else last_trick_leader,
+            self.tricks_played if isinstance(tricks_played, Keep) else tricks_played,
+            self.won if isinstance(won, Keep) else won,
+            self.scores if isinstance(scores, Keep) else scores,
+            self.winner if isinstance(winner, Keep) else winner,
+            self.turn_at if isinstance(turn_at, Keep) else turn_at,
+            self.turn_timed_out if isinstance(turn_timed_out, Keep) else turn_timed_out,
+            self.expires_at if isinstance(expires_at, Keep) else expires_at,
+            self.rematch_of if isinstance(rematch_of, Keep) else rematch_of,
+            self.reserved if isinstance(reserved, Keep) else reserved,
+            self.reserved_until if isinstance(reserved_until, Keep) else reserved_until,
+            self.rematch if isinstance(rematch, Keep) else rematch,
+            self.end_reason if isinstance(end_reason, Keep) else end_reason,
+        )
 
     @property
     def deadline(self) -> int | None:

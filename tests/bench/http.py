@@ -197,9 +197,7 @@ class HttpGame:
             if seen.version != self.state.version:
                 return False
             hands[seat] = C.cardset(C.parse(c) for c in seen.hand or ())
-        self.state = msgspec.structs.replace(
-            self.state, hands=(hands[0], hands[1], hands[2], hands[3])
-        )
+        self.state = self.state.replace(hands=(hands[0], hands[1], hands[2], hands[3]))
         return True
 
     async def play_one(self, stats: Stats) -> None:

@@ -32,7 +32,7 @@ def test_this_process_runs_the_build_of_these_sources_unless_pure_was_asked():
         else:
             assert path.startswith(str(build_dir(PACKAGE))) and path.endswith(".so"), path
     # Struct-defining modules always run as written.
-    assert _loaded_from("state") == str(PACKAGE / "state.py")
+    assert _loaded_from("events") == str(PACKAGE / "events.py")
 
 
 def test_a_build_of_other_sources_is_not_found(tmp_path):

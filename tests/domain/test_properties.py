@@ -179,7 +179,7 @@ class LegalityChecks:
         self.refused = 0
 
     def check_state(self, state: State) -> None:
-        copy = msgspec.structs.replace(state)
+        copy = state.replace()
         for seat in range(4):
             legal = legal_actions(state, seat)
             assert len(legal) == len(set(legal))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import msgspec
 import pytest
 from decks import SEED, Game, build_deck, reach_begging_team_at
 
@@ -38,7 +37,7 @@ CREATE = CreateGame(rules=Rules(), seed_commitment=commit(SEED), first_dealer=0)
 
 
 def refuse_on(state: State, command, code: str) -> None:
-    copy = msgspec.structs.replace(state)
+    copy = state.replace()
     with pytest.raises(RuleViolation) as info:
         decide(state, command)
     assert info.value.code == code, repr(info.value)
