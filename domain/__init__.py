@@ -69,24 +69,18 @@ from domain.events import (
     TurnTimedOut,
 )
 from domain.evolve import evolve, fold
-from domain.fairness import (
-    Verification,
-    commit,
-    derive_deck,
-    derive_first_dealer,
-    verify,
-)
+from domain.fairness import Verification, verify
 from domain.legal import legal_actions, legal_moves, seat_actions
 from domain.rules import DEFAULT_TURN_SECONDS, Rules
+from domain.seeds import commit, derive_deck, derive_first_dealer
+from domain.sight import BotView, bot_view
 from domain.state import AWAY_AFTER_TIMEOUTS, EndReason, Phase, Player, State, next_seat, team_of
 from domain.visibility import (
     SPECTATOR,
-    BotView,
     PlayedCard,
     SeatView,
     View,
     Viewer,
-    bot_view,
     redact,
     view,
 )

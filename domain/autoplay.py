@@ -14,10 +14,10 @@ from domain.bots import BOTS, Bot
 from domain.commands import Command, CreateGame, Deal, Join, RevealSeed
 from domain.decide import execute
 from domain.events import Event
-from domain.fairness import commit, derive_deck, derive_first_dealer
 from domain.rules import Rules
+from domain.seeds import commit, derive_deck, derive_first_dealer
+from domain.sight import bot_view
 from domain.state import State
-from domain.visibility import bot_view
 
 DEFAULT_RULES: Final = Rules()
 

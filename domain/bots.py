@@ -19,7 +19,7 @@ from domain.visibility import PlayedCard, Viewer
 
 class SeatSight(Protocol):
     """What bots read of a seat's view: a ``View``, or the lighter ``BotView`` that self-play and
-    the service give them (``visibility.bot_view``: the same facts of the same seat)."""
+    the service give them (``sight.bot_view``: the same facts of the same seat)."""
 
     @property
     def viewer(self) -> Viewer: ...

@@ -21,7 +21,18 @@ from pathlib import Path
 
 PURE_ENV = "ALLFOURS_PURE_PYTHON"
 """Set (to anything but empty or 0) to run the pure-Python modules even when a build exists."""
-COMPILED = ("cards", "state", "legal", "evolve", "decide", "bots", "autoplay")
+COMPILED = (
+    "records",
+    "cards",
+    "seeds",
+    "state",
+    "legal",
+    "evolve",
+    "decide",
+    "sight",
+    "bots",
+    "autoplay",
+)
 """The modules a build compiles: the state, the rules and the self-play loop, no msgspec Struct
 among them (mypyc cannot compile a Struct class)."""
 BUILD_FORMAT = 1

@@ -65,8 +65,8 @@ from domain.events import (
     TurnTimedOut,
 )
 from domain.evolve import evolve
-from domain.fairness import commitment_matches
 from domain.legal import follow_mask, give_one_allowed
+from domain.seeds import commitment_matches
 from domain.state import AWAY_AFTER_TIMEOUTS, Player, State, next_seat, team_of
 
 _CODES: Final = C.CODES

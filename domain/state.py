@@ -1,18 +1,17 @@
 """The state of one game: the fold of its events. Immutable; ``evolve`` makes the next one.
 
-``State`` and ``Player`` are plain classes with read-only (``Final``) attributes, not msgspec
-Structs, because this module is compiled with the engine (``compiled``): compiled code reads the
-attributes of its own classes straight from the object, where each read of a Struct's field was
-a dictionary lookup, and the engine reads the state dozens of times per card. Nothing encodes a
-state (views do), so they need no codec. The compiled build refuses every assignment at run
-time; the pure-Python modules rely on the type checker for that (``Final``).
+``State`` and ``Player`` are records (``records``), not msgspec Structs, because this module is
+compiled with the engine (``compiled``): compiled code reads the attributes of its own classes
+straight from the object, where each read of a Struct's field was a lookup by name, and the
+engine reads the state dozens of times per card. Nothing encodes a state (views do).
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Final, Literal
+from typing import Final, Literal
 
 from domain.cards import CardSet
+from domain.records import KEEP, Keep, Record
 from domain.rules import Rules
 
 Phase = Literal[
@@ -34,43 +33,7 @@ EndReason = Literal["target", "resigned", "aborted", "expired"]
 Hands = tuple[CardSet, CardSet, CardSet, CardSet]
 
 
-class Keep:
-    """The default of every ``replace`` option: the field keeps its value."""
-
-    __slots__ = ()
-
-
-KEEP: Final = Keep()
-
-
-class _Record:
-    """Equality and a readable repr over a class's ``FIELDS``, like a Struct's."""
-
-    __slots__ = ()
-    FIELDS: ClassVar[tuple[str, ...]] = ()
-
-    def values(self) -> tuple[Any, ...]:
-        return tuple([getattr(self, name) for name in self.FIELDS])
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self.values() == _values(other)
-
-    def __hash__(self) -> int:
-        return hash(self.values())
-
-    def __repr__(self) -> str:
-        pairs = ", ".join(
-            f"{name}={value!r}" for name, value in zip(self.FIELDS, self.values(), strict=True)
-        )
-        return f"{type(self).__name__}({pairs})"
-
-
-def _values(record: object) -> tuple[Any, ...]:
-    assert isinstance(record, _Record)
-    return record.values()
-
-
-class Player(_Record):
+class Player(Record):
     FIELDS = ("name", "bot", "away", "left", "timeouts")
     __slots__ = FIELDS
 
@@ -139,7 +102,7 @@ _NO_CARDS: Final[Hands] = (0, 0, 0, 0)
 _DEFAULT_RULES: Final = Rules()
 
 
-class State(_Record):
+class State(Record):
     FIELDS = (
         "version",
         "phase",

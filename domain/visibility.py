@@ -134,7 +134,8 @@ class View(msgspec.Struct, frozen=True):
 
 
 @lru_cache(maxsize=8192)
-def _played(leader: int, trick: tuple[int, ...]) -> tuple[PlayedCard, ...]:
+def played_cards(leader: int, trick: tuple[int, ...]) -> tuple[PlayedCard, ...]:
+    """A trick's cards (numbers, in play order from ``leader``) as views show them."""
     # Cached: the same trick is shown to every viewer and again at each following step.
     return tuple(PlayedCard((leader + i) & 3, C.CODES[c]) for i, c in enumerate(trick))
 
@@ -184,8 +185,8 @@ def view(state: State, viewer: Viewer) -> View:
         None if trump is None else C.SUITS[trump],
         tuple([C.CODES[c] for c in state.kicks]),
         state.scores,
-        _played(state.leader, state.trick),
-        _played(state.last_trick_leader, state.last_trick),
+        played_cards(state.leader, state.trick),
+        played_cards(state.last_trick_leader, state.last_trick),
         state.tricks_played,
         (C.game_count(won[0]), C.game_count(won[1])),
         None if viewer is None else C.codes_in(hands[viewer]),
@@ -201,60 +202,4 @@ def view(state: State, viewer: Viewer) -> View:
         state.expires_at,
         state.reserved,
         state.reserved_until,
-    )
-
-
-class BotView(msgspec.Struct, frozen=True, gc=False):
-    """What a bot decides from: the part of its seat's ``View`` that bots read, built from that
-    seat's visible facts only, as the engine's card numbers. The codes are made when a bot
-    reads them (``hand``, ``kicks``, ``trick``, ``trump``), so a bot that reads only its legal
-    actions, as the random one does, costs no conversion: building a whole ``View`` for every
-    decision was most of the time of a self-played game."""
-
-    viewer: int
-    """The seat deciding."""
-    legal_actions: tuple[PlayerCommand, ...]
-    """Exactly the moves the seat may make now, as in ``View``."""
-    rules: Rules
-    scores: tuple[int, int]
-    """Both teams' scores, team 0 first."""
-    hand_cards: C.CardSet
-    """The seat's own cards."""
-    trump_suit: int | None
-    """The trump suit's number once it is set."""
-    kick_cards: tuple[int, ...]
-    """Cards turned up this hand, first kick first."""
-    trick_cards: tuple[int, ...]
-    """The trick in play, in play order from ``trick_leader``."""
-    trick_leader: int
-
-    @property
-    def hand(self) -> tuple[str, ...]:
-        return C.codes_in(self.hand_cards)
-
-    @property
-    def trump(self) -> str | None:
-        return None if self.trump_suit is None else C.SUITS[self.trump_suit]
-
-    @property
-    def kicks(self) -> tuple[str, ...]:
-        return tuple([C.CODES[c] for c in self.kick_cards])
-
-    @property
-    def trick(self) -> tuple[PlayedCard, ...]:
-        return _played(self.trick_leader, self.trick_cards)
-
-
-def bot_view(state: State, seat: int) -> BotView:
-    """What the bot of ``seat`` may see of ``state``: the same facts as ``view(state, seat)``."""
-    return BotView(
-        seat,
-        legal_moves(state, seat),
-        state.rules,
-        state.scores,
-        state.hands[seat],
-        state.trump,
-        state.kicks,
-        state.trick,
-        state.leader,
     )

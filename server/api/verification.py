@@ -3,7 +3,7 @@
 A viewer written in any language checks a finished game with the recipe in
 ``docs/REPLAY_VERIFICATION.md``. These vectors let it test each step on its own (the
 commitment, the HMAC words, the rejection draw, every swap of the shuffle, where each card of a
-deal goes) and then a whole replay. They are computed here from ``domain.fairness`` and the
+deal goes) and then a whole replay. They are computed here from ``domain.seeds`` and the
 engine, never written by hand, so they cannot drift from the code; ``docs/replay-vectors.json``
 is this route's answer, committed (a test keeps the two equal).
 """
@@ -18,9 +18,8 @@ import msgspec
 from litestar import Controller, get
 from litestar.datastructures import CacheControlHeader
 
-from domain import CODES, Rules, commit, derive_deck, derive_first_dealer
+from domain import CODES, Rules, commit, derive_deck, derive_first_dealer, seeds
 from domain.autoplay import play_game
-from domain.fairness import _below, _words
 from server.api.docs import DocumentedOperation, problems
 from server.api.models import REPLAY_FORMAT, REPLAY_FORMAT_VERSION, EventEnvelope, Replay
 
@@ -121,13 +120,13 @@ class ReplayVectors(msgspec.Struct, frozen=True):
 
 
 def _first_words(seed: str, label: str) -> tuple[int, ...]:
-    words = _words(seed, label)
+    words = seeds.words(seed, label)
     return tuple(next(words) for _ in range(_SHOWN_WORDS))
 
 
 def _draws(seed: str, label: str) -> tuple[int, ...]:
-    words = _words(seed, label)
-    return tuple(_below(words, i + 1) for i in range(51, 0, -1))
+    words = seeds.words(seed, label)
+    return tuple(seeds.below(words, i + 1) for i in range(51, 0, -1))
 
 
 def _by_seat(cards: tuple[str, ...], each: int, dealer: int) -> tuple[tuple[str, ...], ...]:
@@ -183,7 +182,7 @@ def sample_replay() -> Replay:
 
 
 def _below_example(n: int, *words: int) -> BelowExample:
-    return BelowExample(n=n, words=words, result=_below(iter(words), n))
+    return BelowExample(n=n, words=words, result=seeds.below(iter(words), n))
 
 
 def _below_examples() -> tuple[BelowExample, ...]:

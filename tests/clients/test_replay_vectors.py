@@ -23,7 +23,7 @@ import pytest
 from client_support import SPEC, VECTORS
 
 from domain import CODES, Dealt, Event, commit, derive_deck, derive_first_dealer, verify
-from domain.fairness import _below
+from domain.seeds import below
 from server.api.verification import replay_vectors
 
 
@@ -97,7 +97,7 @@ def test_below_examples_read_exactly_their_words(vectors: dict[str, Any]) -> Non
     rejecting = 0
     for example in vectors["below_examples"]:
         words = iter(example["words"])
-        assert _below(words, example["n"]) == example["result"]
+        assert below(words, example["n"]) == example["result"]
         assert next(words, None) is None, f"{example}: a word left unread"
         rejecting += len(example["words"]) > 1
     assert rejecting >= 2, "the examples must exercise the rejection"

@@ -32,7 +32,7 @@ from domain import (
     view,
 )
 from domain.autoplay import due_system_command, opening_commands
-from domain.fairness import commitment_matches
+from domain.seeds import commitment_matches
 
 seeds = st.binary(min_size=32, max_size=32).map(bytes.hex)
 SEEDS = [f"{i:064x}" for i in range(3)] + ["ff" * 32, "0123456789abcdef" * 4]

@@ -27,12 +27,12 @@ from domain import (
     Stand,
     State,
     decide,
+    derive_deck,
     evolve,
     fold,
     legal_actions,
     verify,
 )
-from domain.fairness import derive_deck
 
 FULL = (1 << 52) - 1
 PROPERTY = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])

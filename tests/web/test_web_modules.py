@@ -9,7 +9,7 @@ import json
 import pytest
 from playwright.async_api import Page
 
-from domain.fairness import commit, derive_deck, derive_first_dealer
+from domain import commit, derive_deck, derive_first_dealer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 

@@ -1,0 +1,45 @@
+"""Immutable records for the compiled engine: what msgspec's frozen Structs give, for classes
+that mypyc compiles (it cannot compile a Struct).
+
+A record lists its attributes in ``FIELDS`` and declares them ``Final``: the compiled build
+refuses every assignment at run time, the type checker everywhere. ``Record`` gives equality, a
+hash and a repr over those fields; ``KEEP`` is the default of a ``replace`` option.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Final
+
+
+class Keep:
+    """The default of every ``replace`` option: the field keeps its value."""
+
+    __slots__ = ()
+
+
+KEEP: Final = Keep()
+
+
+class Record:
+    """Equality, hash and a readable repr over a class's ``FIELDS``, like a Struct's."""
+
+    __slots__ = ()
+    FIELDS: ClassVar[tuple[str, ...]] = ()
+
+    def values(self) -> tuple[Any, ...]:
+        return tuple([getattr(self, name) for name in self.FIELDS])
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Record)
+            and type(other) is type(self)
+            and (self.values() == other.values())
+        )
+
+    def __hash__(self) -> int:
+        return hash(self.values())
+
+    def __repr__(self) -> str:
+        fields = zip(self.FIELDS, self.values(), strict=True)
+        pairs = ", ".join(f"{name}={value!r}" for name, value in fields)
+        return f"{type(self).__name__}({pairs})"
