@@ -43,8 +43,23 @@ Bot = Callable[[SeatSight, random.Random], PlayerCommand]
 
 
 def random_bot(view: SeatSight, rng: random.Random) -> PlayerCommand:
-    """A uniformly random legal action."""
-    return rng.choice(view.legal_actions)
+    """A uniformly random legal action: the one ``rng.choice`` would pick."""
+    actions = view.legal_actions
+    return actions[choice_index(rng, len(actions))]
+
+
+def choice_index(rng: random.Random, n: int) -> int:
+    """The index in 0..n-1 that ``rng.choice`` of ``n`` items draws, drawn as it draws it
+    (``Random._randbelow_with_getrandbits``): compiled code calls ``getrandbits`` directly,
+    where ``choice`` ran two interpreted frames for every decision of a self-played game. A
+    test holds the two together, and the self-play fixture pins every game's choices."""
+    if n <= 0:
+        raise IndexError("Cannot choose from an empty sequence")
+    bits = n.bit_length()
+    index = rng.getrandbits(bits)
+    while index >= n:
+        index = rng.getrandbits(bits)
+    return index
 
 
 def heuristic_bot(view: SeatSight, rng: random.Random) -> PlayerCommand:

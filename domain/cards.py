@@ -52,6 +52,11 @@ def parse(card_code: str) -> Card:
     return _INDEX[card_code]
 
 
+def parse_all(codes: Iterable[str]) -> list[Card]:
+    """The cards for short codes, in order; raises ``KeyError`` as ``parse`` does."""
+    return [_INDEX[card_code] for card_code in codes]
+
+
 def cardset(cards: Iterable[Card]) -> CardSet:
     mask = 0
     for card in cards:

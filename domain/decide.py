@@ -190,7 +190,7 @@ def _deal(out: _Outcome, state: State, cmd: Deal) -> None:
             deal=state.deal_no,
             dealer=state.dealer,
             hands=_deal_round(deck, 0, 6, state.dealer),
-            stock=tuple(_CODES[c] for c in deck[24:]),
+            stock=tuple([_CODES[c] for c in deck[24:]]),
         )
     )
     _turn_up(out, out.state)
@@ -204,13 +204,13 @@ def _deal_round(
     hands: list[tuple[str, ...]] = [(), (), (), ()]
     for k in range(4):
         first = start + each * k
-        hands[(dealer + 1 + k) & 3] = tuple(_CODES[c] for c in deck[first : first + each])
+        hands[(dealer + 1 + k) & 3] = tuple([_CODES[c] for c in deck[first : first + each]])
     return tuple(hands)
 
 
 def _parse_deck(codes: tuple[str, ...]) -> list[int]:
     try:
-        deck = [C.parse(c) for c in codes]
+        deck = C.parse_all(codes)
     except KeyError as exc:
         raise RuleViolation("invalid_deck", f"not a card code: {exc.args[0]!r}") from None
     if len(deck) != C.DECK_SIZE or len(set(deck)) != C.DECK_SIZE:
@@ -396,7 +396,7 @@ def _play(out: _Outcome, state: State, cmd: Play) -> None:
     if len(s.trick) < 4:
         return
     winner = _trick_winner(s)
-    s = out.emit(TrickWon(seat=winner, team=winner & 1, cards=tuple(_CODES[c] for c in s.trick)))
+    s = out.emit(TrickWon(seat=winner, team=winner & 1, cards=tuple([_CODES[c] for c in s.trick])))
     if not (s.hands[0] | s.hands[1] | s.hands[2] | s.hands[3]):
         _score_hand(out, s)
 

@@ -4,7 +4,7 @@ reads the clock or randomness, so folding a stored log always rebuilds the same 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from domain import cards as C
 from domain.events import (
@@ -34,15 +34,22 @@ from domain.events import (
 )
 from domain.state import Player, State, next_seat
 
+T = TypeVar("T")
+
 
 def _add(pair: tuple[int, int], team: int, points: int) -> tuple[int, int]:
     return (pair[0] + points, pair[1]) if team == 0 else (pair[0], pair[1] + points)
 
 
+def _put(items: tuple[T, ...], index: int, item: T) -> tuple[T, ...]:
+    """``items`` with ``item`` in place of the one at ``index``."""
+    changed = list(items)
+    changed[index] = item
+    return tuple(changed)
+
+
 def _with_player(s: State, seat: int, player: Player | None) -> tuple[Player | None, ...]:
-    players = list(s.players)
-    players[seat] = player
-    return tuple(players)
+    return _put(s.players, seat, player)
 
 
 def _acted(s: State, seat: int) -> tuple[Player | None, ...]:
@@ -83,15 +90,14 @@ def _player_joined(s: State, e: PlayerJoined) -> State:
 
 
 def _dealt(s: State, e: Dealt) -> State:
-    hands = [C.cardset(map(C.parse, h or ())) for h in e.hands]
-    h = (hands[0], hands[1], hands[2], hands[3])
+    h = tuple([C.cardset(C.parse_all(h or ())) for h in e.hands])
     return s.replace(
         version=s.version + 1,
         phase="begging",
         dealer=e.dealer,
         hand_no=e.hand,
         deal_no=e.deal,
-        deck=tuple(map(C.parse, e.pack_order())),
+        deck=tuple(C.parse_all(e.pack_order())),
         next_card=24,
         hands=h,
         dealt=h,
@@ -140,25 +146,15 @@ def _gave_one(s: State, e: GaveOne) -> State:
 
 
 def _pack_run(s: State, e: PackRun) -> State:
-    extra = [C.cardset(map(C.parse, h or ())) for h in e.hands]
+    extra = [C.cardset(C.parse_all(h or ())) for h in e.hands]
     hands = s.hands
     dealt = s.dealt
     return s.replace(
         version=s.version + 1,
         players=_acted(s, e.seat),
         next_card=s.next_card + 12,
-        hands=(
-            hands[0] | extra[0],
-            hands[1] | extra[1],
-            hands[2] | extra[2],
-            hands[3] | extra[3],
-        ),
-        dealt=(
-            dealt[0] | extra[0],
-            dealt[1] | extra[1],
-            dealt[2] | extra[2],
-            dealt[3] | extra[3],
-        ),
+        hands=tuple([held | more for held, more in zip(hands, extra, strict=True)]),
+        dealt=tuple([held | more for held, more in zip(dealt, extra, strict=True)]),
     )
 
 
@@ -187,13 +183,12 @@ def _redealt(s: State, e: Redealt) -> State:
 
 def _card_played(s: State, e: CardPlayed) -> State:
     card = C.parse(e.card)
-    hands = list(s.hands)
-    hands[e.seat] &= ~(1 << card)
+    seat = e.seat
     return s.replace(
         version=s.version + 1,
-        hands=(hands[0], hands[1], hands[2], hands[3]),
+        hands=_put(s.hands, seat, s.hands[seat] & ~(1 << card)),
         trick=(*s.trick, card),
-        players=_acted(s, e.seat),
+        players=_acted(s, seat),
         turn_at=e.at,
         turn_timed_out=False,
     )
@@ -201,10 +196,9 @@ def _card_played(s: State, e: CardPlayed) -> State:
 
 def _trick_won(s: State, e: TrickWon) -> State:
     taken = C.cardset(s.trick)
-    won = (s.won[0] | taken, s.won[1]) if e.team == 0 else (s.won[0], s.won[1] | taken)
     return s.replace(
         version=s.version + 1,
-        won=won,
+        won=_put(s.won, e.team, s.won[e.team] | taken),
         last_trick=s.trick,
         last_trick_leader=s.leader,
         leader=e.seat,

@@ -8,16 +8,19 @@ hash and a repr over those fields; ``KEEP`` is the default of a ``replace`` opti
 
 from __future__ import annotations
 
+import enum
 from typing import Any, ClassVar, Final
 
 
-class Keep:
-    """The default of every ``replace`` option: the field keeps its value."""
+class Keep(enum.Enum):
+    """The default of every ``replace`` option: the field keeps its value. An enum of one
+    member, so that ``option is KEEP`` (a pointer comparison, compiled or not) tells the type
+    checker the option was given."""
 
-    __slots__ = ()
+    KEEP = "keep"
 
 
-KEEP: Final = Keep()
+KEEP: Final = Keep.KEEP
 
 
 class Record:

@@ -30,7 +30,11 @@ AWAY_AFTER_TIMEOUTS: Final = 2
 
 EndReason = Literal["target", "resigned", "aborted", "expired"]
 
-Hands = tuple[CardSet, CardSet, CardSet, CardSet]
+Hands = tuple[CardSet, ...]
+"""One card set per seat (four), or per team (two, for ``won``). Typed of any length on purpose:
+the compiled build keeps a fixed-length tuple of ints unboxed inside the state, and boxing the
+52-bit card sets again (an allocation each) whenever a card was played cost more than the rest
+of folding it."""
 
 
 class Player(Record):
@@ -71,9 +75,9 @@ class Player(Record):
         return Player(
             self.name,
             self.bot,
-            self.away if isinstance(away, Keep) else away,
-            self.left if isinstance(left, Keep) else left,
-            self.timeouts if isinstance(timeouts, Keep) else timeouts,
+            self.away if away is KEEP else away,
+            self.left if left is KEEP else left,
+            self.timeouts if timeouts is KEEP else timeouts,
         )
 
     @property
@@ -164,7 +168,7 @@ class State(Record):
     last_trick: Final[tuple[int, ...]]
     last_trick_leader: Final[int]
     tricks_played: Final[int]
-    won: Final[tuple[CardSet, CardSet]]
+    won: Final[Hands]
     """Cards captured in tricks by each team this hand."""
     scores: Final[tuple[int, int]]
     winner: Final[int | None]
@@ -202,7 +206,7 @@ class State(Record):
         last_trick: tuple[int, ...] = (),
         last_trick_leader: int = 0,
         tricks_played: int = 0,
-        won: tuple[CardSet, CardSet] = (0, 0),
+        won: Hands = (0, 0),
         scores: tuple[int, int] = (0, 0),
         winner: int | None = None,
         turn_at: int = 0,
@@ -269,7 +273,7 @@ class State(Record):
         last_trick: tuple[int, ...] | Keep = KEEP,
         last_trick_leader: int | Keep = KEEP,
         tricks_played: int | Keep = KEEP,
-        won: tuple[CardSet, CardSet] | Keep = KEEP,
+        won: Hands | Keep = KEEP,
         scores: tuple[int, int] | Keep = KEEP,
         winner: int | Keep | None = KEEP,
         turn_at: int | Keep = KEEP,
@@ -285,37 +289,37 @@ class State(Record):
         the compiler knows: a call names its options at compile time, so it costs no more
         than building the new state)."""
         return State(
-            self.version if isinstance(version, Keep) else version,
-            self.phase if isinstance(phase, Keep) else phase,
-            self.rules if isinstance(rules, Keep) else rules,
-            self.seed_commitment if isinstance(seed_commitment, Keep) else seed_commitment,
-            self.seed if isinstance(seed, Keep) else seed,
-            self.players if isinstance(players, Keep) else players,
-            self.dealer if isinstance(dealer, Keep) else dealer,
-            self.hand_no if isinstance(hand_no, Keep) else hand_no,
-            self.deal_no if isinstance(deal_no, Keep) else deal_no,
-            self.deck if isinstance(deck, Keep) else deck,
-            self.next_card if isinstance(next_card, Keep) else next_card,
-            self.hands if isinstance(hands, Keep) else hands,
-            self.dealt if isinstance(dealt, Keep) else dealt,
-            self.kicks if isinstance(kicks, Keep) else kicks,
-            self.trump if isinstance(trump, Keep) else trump,
-            self.leader if isinstance(leader, Keep) else leader,
-            self.trick if isinstance(trick, Keep) else trick,
-            self.last_trick if isinstance(last_trick, Keep) else last_trick,
-            self.last_trick_leader if isinstance(last_trick_leader, Keep) else last_trick_leader,
-            self.tricks_played if isinstance(tricks_played, Keep) else tricks_played,
-            self.won if isinstance(won, Keep) else won,
-            self.scores if isinstance(scores, Keep) else scores,
-            self.winner if isinstance(winner, Keep) else winner,
-            self.turn_at if isinstance(turn_at, Keep) else turn_at,
-            self.turn_timed_out if isinstance(turn_timed_out, Keep) else turn_timed_out,
-            self.expires_at if isinstance(expires_at, Keep) else expires_at,
-            self.rematch_of if isinstance(rematch_of, Keep) else rematch_of,
-            self.reserved if isinstance(reserved, Keep) else reserved,
-            self.reserved_until if isinstance(reserved_until, Keep) else reserved_until,
-            self.rematch if isinstance(rematch, Keep) else rematch,
-            self.end_reason if isinstance(end_reason, Keep) else end_reason,
+            self.version if version is KEEP else version,
+            self.phase if phase is KEEP else phase,
+            self.rules if rules is KEEP else rules,
+            self.seed_commitment if seed_commitment is KEEP else seed_commitment,
+            self.seed if seed is KEEP else seed,
+            self.players if players is KEEP else players,
+            self.dealer if dealer is KEEP else dealer,
+            self.hand_no if hand_no is KEEP else hand_no,
+            self.deal_no if deal_no is KEEP else deal_no,
+            self.deck if deck is KEEP else deck,
+            self.next_card if next_card is KEEP else next_card,
+            self.hands if hands is KEEP else hands,
+            self.dealt if dealt is KEEP else dealt,
+            self.kicks if kicks is KEEP else kicks,
+            self.trump if trump is KEEP else trump,
+            self.leader if leader is KEEP else leader,
+            self.trick if trick is KEEP else trick,
+            self.last_trick if last_trick is KEEP else last_trick,
+            self.last_trick_leader if last_trick_leader is KEEP else last_trick_leader,
+            self.tricks_played if tricks_played is KEEP else tricks_played,
+            self.won if won is KEEP else won,
+            self.scores if scores is KEEP else scores,
+            self.winner if winner is KEEP else winner,
+            self.turn_at if turn_at is KEEP else turn_at,
+            self.turn_timed_out if turn_timed_out is KEEP else turn_timed_out,
+            self.expires_at if expires_at is KEEP else expires_at,
+            self.rematch_of if rematch_of is KEEP else rematch_of,
+            self.reserved if reserved is KEEP else reserved,
+            self.reserved_until if reserved_until is KEEP else reserved_until,
+            self.rematch if rematch is KEEP else rematch,
+            self.end_reason if end_reason is KEEP else end_reason,
         )
 
     @property

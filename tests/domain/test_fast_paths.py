@@ -18,6 +18,7 @@ from botgames import Setup, Step, drive
 from test_hidden_information import LeakChecks
 
 from domain import Rules, derive_deck, heuristic_bot, random_bot, seeds, view
+from domain.bots import choice_index
 from domain.sight import BotView, bot_view
 
 READ_BY_BOTS = ("viewer", "legal_actions", "rules", "scores", "hand", "trump", "kicks", "trick")
@@ -112,3 +113,19 @@ def test_a_deck_with_skipped_words_follows_the_documented_derivation():
     assert derive_deck("ab" * 80, 3, 2) == _documented_deck(
         "ab" * 80, 3, 2, lambda n: 2**32 - 2**32 % n
     )
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 6, 7, 8, 9, 13, 52, 53, 1000])
+def test_the_random_bot_draws_exactly_what_choice_draws(n):
+    items = list(range(n))
+    ours, theirs = random.Random(n), random.Random(n)
+    for _ in range(500):
+        assert items[choice_index(ours, n)] == theirs.choice(items)
+    assert ours.getstate() == theirs.getstate()
+
+
+def test_a_draw_from_nothing_is_refused_as_choice_refuses_it():
+    with pytest.raises(IndexError):
+        choice_index(random.Random(0), 0)
+    with pytest.raises(IndexError):
+        random.Random(0).choice([])
