@@ -80,6 +80,10 @@ class Player(Record):
             self.timeouts if timeouts is KEEP else timeouts,
         )
 
+    def __hash__(self) -> int:
+        # Views cache the seats by the players (``visibility._seats``): hashed for every view.
+        return hash((self.name, self.bot, self.away, self.left, self.timeouts))
+
     @property
     def autoplayed(self) -> bool:
         """Whether a bot makes this seat's decisions now, without waiting."""

@@ -2,9 +2,11 @@
 
 It is derived data (``rebuild`` recreates it from the streams) and is written after the
 events it reflects, never instead of them. Its keys share one hash tag, ``{lobby}``, so the
-few multi-key updates it makes stay in one Redis Cluster slot: there, the MULTI/EXEC of
-:meth:`Lobby.note` runs on the one node holding that slot (redis-py's cluster pipeline accepts a
-transaction whose keys share a slot). The listing as a whole therefore lives on one node.
+few multi-key updates it makes stay in one Redis Cluster slot: :meth:`Lobby.note` is one Lua
+script (atomic, and over the store's pipelined connection: a listing changes with every scored
+hand, and redis-py's MULTI/EXEC cost a play several times what the script does), and the rare
+:meth:`Lobby.forget` a MULTI/EXEC (redis-py's cluster pipeline accepts a transaction whose keys
+share a slot). The listing as a whole therefore lives on one node.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import msgspec
 
 from domain import State
 from server.errors import ServiceError
-from server.store import RedisClient
+from server.store import RedisEventStore
 from server.store.keys import events_key
 
 Status = Literal["open", "in_progress", "finished"]
@@ -29,6 +31,23 @@ _SUMMARIES = b"allfours:{lobby}:games"
 
 def _index_key(status: Status) -> bytes:
     return f"allfours:{{lobby}}:status:{status}".encode()
+
+
+_INDEX_KEYS = tuple(_index_key(status) for status in STATUSES)
+
+_NOTE = """
+-- KEYS[1]: the summaries hash; KEYS[2..]: the index of each status, in STATUSES' order.
+-- ARGV: the game id, its summary, its creation time (the index score), its status's position.
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+for i = 2, #KEYS do
+    if i - 1 == tonumber(ARGV[4]) then
+        redis.call('ZADD', KEYS[i], ARGV[3], ARGV[1])
+    else
+        redis.call('ZREM', KEYS[i], ARGV[1])
+    end
+end
+return 1
+"""
 
 
 class GameSummary(msgspec.Struct, frozen=True):
@@ -89,8 +108,9 @@ _CREATED_AT_CAPACITY = 10_000
 
 
 class Lobby:
-    def __init__(self, redis: RedisClient) -> None:
-        self._redis = redis
+    def __init__(self, store: RedisEventStore) -> None:
+        self._redis = store.redis
+        self._note = store.script(_NOTE)
         # Each game's creation time, as this process last listed it: it never changes, so a
         # game's later listings need not read it back first (one round trip less per note).
         self._created_at: dict[str, int] = {}
@@ -134,14 +154,9 @@ class Lobby:
             end_reason=state.end_reason,
             rematch_of=state.rematch_of,
         )
-        async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.hset(_SUMMARIES, game_id, msgspec.json.encode(summary))
-            for status in STATUSES:
-                if status == summary.status:
-                    pipe.zadd(_index_key(status), {game_id: created})
-                else:
-                    pipe.zrem(_index_key(status), game_id)
-            await pipe.execute()
+        position = STATUSES.index(summary.status) + 1
+        encoded = msgspec.json.encode(summary)
+        await self._note((_SUMMARIES, *_INDEX_KEYS), (game_id, encoded, created, position))
 
     def _remember_created(self, game_id: str, created: int) -> None:
         self._created_at[game_id] = created

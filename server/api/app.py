@@ -127,7 +127,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         store = connect_store(settings.redis_url)
         service = GameService(
             store,
-            Lobby(store.redis),
+            Lobby(store),
             cache_size=settings.cache_size,
             clock=system_clock,
             table_expiry_ms=settings.table_expiry_s * 1000 if settings.table_expiry_s else None,

@@ -69,7 +69,7 @@ def redis_url(settings: Settings) -> str:
 
 async def _run(args: argparse.Namespace, settings: Settings) -> int:
     store = connect_store(redis_url(settings), name="allfours-ops")
-    lobby = Lobby(store.redis)
+    lobby = Lobby(store)
     try:
         report, status = await _dispatch(args, settings, store, lobby)
     finally:

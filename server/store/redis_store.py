@@ -7,9 +7,10 @@ first entry, empty on the others. Appends go through one Lua script (see
 
 The game's own commands (appends, reads, token and secret look-ups, PING) go over one pipelined
 connection on a single server (:mod:`server.store.pipelined`: redis-py's client cost more CPU
-per command than the rest of a player's command), and so do the scripts of the rate limiter and
-the operator tools (:meth:`RedisEventStore.script`); the lobby, pipelines and the hub's reads use
-redis-py's pool, and a cluster uses redis-py's cluster client for everything.
+per command than the rest of a player's command), and so do the scripts of the rate limiter, the
+lobby's listing updates and the operator tools (:meth:`RedisEventStore.script`); the lobby's
+reads, pipelines and the hub's reads use redis-py's pool, and a cluster uses redis-py's cluster
+client for everything.
 
 Retries and idempotency: both clients transparently retry a command after a connection error or
 timeout. For reads that is harmless. For an append it could, in principle, apply a command
@@ -174,8 +175,8 @@ class RedisEventStore:
         return await self._redis.execute_command(*args)
 
     def script(self, source: str) -> StoreScript:
-        """A Lua script to run on the store's Redis (the rate limiter's and the operator
-        tools' scripts too): over the pipelined connection on one server."""
+        """A Lua script to run on the store's Redis (the rate limiter's, the lobby's and the
+        operator tools' scripts too): over the pipelined connection on one server."""
         return StoreScript(self._redis, self._line, source)
 
     @property

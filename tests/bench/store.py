@@ -354,7 +354,7 @@ async def cost_by_version(
     args: argparse.Namespace, store: RedisEventStore, rng: random.Random
 ) -> dict[str, Any]:
     """Per-command latency on a game at version ~400 vs one at ~10, alternating commands."""
-    service = GameService(store, Lobby(store.redis))
+    service = GameService(store, Lobby(store))
     low: list[float] = []
     high: list[float] = []
     cold: list[float] = []
@@ -375,7 +375,7 @@ async def cost_by_version(
                 bucket.append(time.perf_counter() - started)
                 table.absorb(result.stored)
         # What a replay of the whole log would cost: a service with an empty cache.
-        fresh = GameService(store, Lobby(store.redis))
+        fresh = GameService(store, Lobby(store))
         command, command_id = old.choose(), old.command_id()
         started = time.perf_counter()
         result = await fresh.play(old.game_id, command, command_id=command_id)
@@ -518,7 +518,7 @@ class FollowedSide:
 async def followed_side(url: str, idle: int, rng: random.Random) -> FollowedSide:
     """A fresh store with one caught-up subscriber on each of ``idle`` one-event games."""
     store = connect_store(url, name=f"bench-follow-{idle}")
-    service = GameService(store, Lobby(store.redis))
+    service = GameService(store, Lobby(store))
     side = FollowedSide(idle, store, service, await new_table(service, rng))
     run = uuid.uuid4().hex[:12]
     games = [f"idle-{run}-{i}" for i in range(idle)]
@@ -636,7 +636,7 @@ async def run_pass(args: argparse.Namespace, appendfsync: str) -> None:
         label = fsync_label(appendfsync)
         admin = Redis.from_url(url, single_connection_client=True)
         store = connect_store(url)
-        service = GameService(store, Lobby(store.redis))
+        service = GameService(store, Lobby(store))
         summary: dict[str, Any] = {"bench": "store", "appendfsync": label}
         details: list[dict[str, Any]] = []
         try:

@@ -89,7 +89,7 @@ async def test_a_game_that_grows_meanwhile_is_not_removed(toolbox: Toolbox) -> N
         game_id = next(iter(await finished_games(client, 1)))
     store = connect_store(toolbox.redis_url)
     try:
-        archiver = Archiver(store, Lobby(store.redis), toolbox.archive_dir, 0)
+        archiver = Archiver(store, Lobby(store), toolbox.archive_dir, 0)
         game = await load(store, game_id)
         # Someone appends after the archive read the log (a copy of the last entry).
         last = await toolbox.redis.xrange(events_key(game_id), count=1, min=f"{len(game.stored)}")

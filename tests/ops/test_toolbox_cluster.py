@@ -37,13 +37,13 @@ async def test_archive_one_game_on_a_cluster(
     try:
         found = {game_id async for game_id in game_ids(store.redis)}
         assert set(games) <= found
-        archiver = Archiver(store, Lobby(store.redis), tmp_path / "archive", 0)
+        archiver = Archiver(store, Lobby(store), tmp_path / "archive", 0)
         for game_id in games:
             assert await archiver.archive(await load(store, game_id))
             assert not await store.redis.exists(events_key(game_id), secret_key(game_id))
             archived = read_archived(tmp_path / "archive", game_id)
             assert archived is not None and len(archived.events) > 0
-        assert not set(games) & set(await Lobby(store.redis).listed())
+        assert not set(games) & set(await Lobby(store).listed())
     finally:
         await store.aclose()
     server = await start_server(

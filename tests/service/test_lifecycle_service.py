@@ -60,7 +60,7 @@ def clock() -> Clock:
 
 def make_service(store: RedisEventStore, clock: Clock) -> GameService:
     return GameService(
-        store, Lobby(store.redis), clock=clock, table_expiry_ms=60_000, rematch_hold_ms=30_000
+        store, Lobby(store), clock=clock, table_expiry_ms=60_000, rematch_hold_ms=30_000
     )
 
 

@@ -19,14 +19,14 @@ pytestmark = pytest.mark.backends  # on a Redis server and on a Redis Cluster
 
 @pytest.fixture
 async def service(store: RedisEventStore) -> GameService:
-    return GameService(store, Lobby(store.redis))
+    return GameService(store, Lobby(store))
 
 
 @pytest.fixture
 async def second_service(redis_url: str) -> AsyncIterator[GameService]:
     """Another instance: own connections, own cache, same Redis."""
     other = connect_store(redis_url)
-    yield GameService(other, Lobby(other.redis))
+    yield GameService(other, Lobby(other))
     await other.aclose()
 
 
