@@ -53,6 +53,17 @@ async def test_replies_keep_their_callers_under_uvloop(standalone_redis_url: str
     assert replies == [str(i).encode() for i in range(200)]
 
 
+async def test_the_commands_of_one_loop_turn_go_out_in_one_write(line: PipelinedRedis) -> None:
+    await line.execute("PING")  # connected
+    transport = line._line._transport  # type: ignore[union-attr]
+    writes: list[bytes] = []
+    write = transport.write
+    transport.write = lambda data: (writes.append(data), write(data))[1]  # type: ignore[method-assign]
+    replies = await asyncio.gather(*(line.execute("ECHO", f"caller {i}") for i in range(50)))
+    assert replies == [f"caller {i}".encode() for i in range(50)]
+    assert len(writes) == 1 and writes[0].count(b"ECHO") == 50
+
+
 async def test_a_cancelled_caller_does_not_shift_the_replies(line: PipelinedRedis) -> None:
     await line.execute("PING")  # connected
     gone = asyncio.create_task(line.execute("ECHO", "gone"))
