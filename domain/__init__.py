@@ -1,6 +1,6 @@
 """All Fours as a pure decider: ``decide`` turns commands into events, ``evolve`` folds them.
 
-No I/O, no clock, no randomness of its own: decks come in as data (see ``fairness``), which is
+No I/O, no clock, no randomness of its own: decks come in as data (see ``seeds``), which is
 what makes every game replayable and every deal verifiable.
 
 The logic modules run compiled when a build of these very sources exists (``compiled``).

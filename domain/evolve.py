@@ -90,7 +90,7 @@ def _player_joined(s: State, e: PlayerJoined) -> State:
 
 
 def _dealt(s: State, e: Dealt) -> State:
-    h = tuple([C.cardset(C.parse_all(h or ())) for h in e.hands])
+    h = tuple([C.cardset(C.parse_all(cards or ())) for cards in e.hands])
     return s.replace(
         version=s.version + 1,
         phase="begging",

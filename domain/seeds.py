@@ -84,11 +84,11 @@ def words(seed: str, label: str) -> Iterator[int]:
         counter += 1
 
 
-def below(words: Iterator[int], n: int) -> int:
-    """The next draw in 0..n-1 from ``words``, skipping the words that would bias it."""
+def below(stream: Iterator[int], n: int) -> int:
+    """The next draw in 0..n-1 from a ``words`` stream, skipping the words that would bias it."""
     limit = LIMITS[n]
     while True:
-        word = next(words)
+        word = next(stream)
         if word < limit:
             return word % n
 

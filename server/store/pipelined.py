@@ -102,7 +102,10 @@ class _Line(asyncio.Protocol):
         which saves a system call per command here and a read per command in Redis."""
         outgoing, self._outgoing = self._outgoing, []
         if self.lost is None and self._transport is not None and outgoing:
-            self._transport.write(b"".join(outgoing))
+            try:
+                self._transport.write(b"".join(outgoing))
+            except (OSError, RuntimeError) as exc:  # (a transport gone under us)
+                self._drop(RedisConnectionError(f"cannot write to Redis: {exc}"))
 
     def data_received(self, data: bytes) -> None:
         self._reader.feed(data)

@@ -1,7 +1,7 @@
 """The replay verification recipe's test vectors (``docs/replay-vectors.json``) against the code.
 
 The committed file must be what the server computes and serves, and every value in it must be
-what ``domain.fairness`` (and, for the words, a plain HMAC) gives: so the recipe, its vectors
+what ``domain.seeds`` (and, for the words, a plain HMAC) gives: so the recipe, its vectors
 and the dealing code cannot drift apart. To rewrite the file after a deliberate change:
 
     uv run python -c "import msgspec; from server.api.verification import replay_vectors; \
@@ -59,7 +59,7 @@ def _by_seat(cards: list[str], each: int, dealer: int) -> list[list[str]]:
     return hands
 
 
-def test_seeds_match_domain_fairness(vectors: dict[str, Any]) -> None:
+def test_seeds_match_domain_seeds(vectors: dict[str, Any]) -> None:
     assert vectors["card_order"] == list(CODES)
     assert len(vectors["seeds"]) >= 3
     assert len({v["first_dealer"] for v in vectors["seeds"]}) > 1, "seeds with one first dealer"

@@ -1,5 +1,5 @@
 // Checks a finished game's deals in the browser, with WebCrypto, exactly as the server's
-// domain/fairness.py derives them: the seed must hash (SHA-256) to the commitment published at
+// domain/seeds.py derives them: the seed must hash (SHA-256) to the commitment published at
 // creation, and every deck, the first dealer and every card turned up or dealt by running the
 // pack must be what the seed gives. Nothing here trusts the server beyond the log itself.
 

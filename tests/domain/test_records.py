@@ -1,0 +1,83 @@
+"""State, Player and BotView are records (``domain.records``): one list of fields that their
+constructor, ``replace``, equality and repr all follow, read-only in the compiled build."""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import os
+
+import pytest
+
+from domain import Player, State, fold
+from domain.autoplay import play_game
+from domain.compiled import PURE_ENV
+from domain.sight import BotView, bot_view
+
+
+def _states() -> list[State]:
+    _, log = play_game("ab" * 32, bots=("heuristic", "random", "heuristic", "random"))
+    return [fold(log[:n]) for n in range(0, len(log), 7)]
+
+
+def test_a_state_is_rebuilt_from_its_fields_in_their_order():
+    for state in _states():
+        assert State(*state.values()) == state
+        assert dict(zip(State.FIELDS, state.values(), strict=True)) == {
+            name: getattr(state, name) for name in State.FIELDS
+        }
+
+
+def test_replace_sets_exactly_the_fields_it_is_given():
+    states = _states()
+    for before, after in itertools.pairwise(states):
+        assert before.replace() == before
+        assert before.replace(**dict(zip(State.FIELDS, after.values(), strict=True))) == after
+        for name in State.FIELDS:
+            changed = before.replace(**{name: getattr(after, name)})
+            for other in State.FIELDS:
+                source = after if other == name else before
+                assert getattr(changed, other) == getattr(source, other), (name, other)
+
+
+def test_players_compare_and_hash_by_their_fields():
+    player = Player("ann", None, away=True, timeouts=1)
+    assert player == Player("ann", None, True, False, 1)
+    assert hash(player) == hash(Player("ann", None, True, False, 1))
+    assert player != player.replace(away=False)
+    assert player.replace(timeouts=0) == Player("ann", away=True)
+    assert repr(player) == "Player(name='ann', bot=None, away=True, left=False, timeouts=1)"
+    assert (player == "ann") is False  # another type: not equal, and no error
+
+
+def test_a_bot_view_holds_its_seats_facts_as_fields():
+    state = _states()[10]
+    seat = state.to_act if state.to_act is not None else 0
+    sight = bot_view(state, seat)
+    assert dict(zip(BotView.FIELDS, sight.values(), strict=True))["hand_cards"] == state.hands[seat]
+    assert sight == bot_view(state, seat)
+
+
+def _compiled() -> bool:
+    return not (importlib.import_module("domain.state").__file__ or "").endswith(".py")
+
+
+@pytest.mark.skipif(
+    os.environ.get(PURE_ENV, "") not in ("", "0"), reason="the pure build relies on mypy"
+)
+def test_the_compiled_build_refuses_to_change_a_record():
+    if not _compiled():
+        pytest.skip("no build of these sources: `make env` compiles them")
+    state = _states()[5]
+    player = Player("ann")
+    sight = bot_view(state, 0)
+    for record, name, value in (
+        (state, "version", 99),
+        (state, "hands", (0, 0, 0, 0)),
+        (player, "away", True),
+        (sight, "legal_actions", ()),
+    ):
+        with pytest.raises(AttributeError):
+            setattr(record, name, value)
+        with pytest.raises(AttributeError):
+            delattr(record, name)
