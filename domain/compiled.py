@@ -1,9 +1,10 @@
 """Where the compiled build of the engine is, and whether this process may use it.
 
 The logic modules of the domain (``COMPILED``) can be compiled with mypyc into C extensions
-(``scripts/compile_domain.py``, run by ``make env``): the same source, about 30% more self-played
-games a second. Modules that define msgspec Structs stay interpreted, and every module keeps its
-pure-Python source, which is what runs whenever the build is missing, stale, or refused.
+(``scripts/compile_domain.py``, run by ``make env``): the same source, about three times the
+self-played games a second of the pure modules. Modules that define msgspec Structs stay
+interpreted, and every module keeps its pure-Python source, which is what runs whenever the
+build is missing, stale, or refused.
 
 A build lives in ``build/native/<fingerprint>/domain/``, where the fingerprint covers every
 source file of the package and the interpreter: a build of other sources is never loaded, so
