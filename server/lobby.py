@@ -118,6 +118,12 @@ class Lobby:
     @staticmethod
     def listing_changed(before: State, after: State) -> bool:
         """Whether a listing shows anything different: seats, status or scores."""
+        if (
+            before.players is after.players  # (most commands leave the players as they were)
+            and before.phase == after.phase
+            and before.scores == after.scores
+        ):
+            return False
         return (
             _open_seats(before) != _open_seats(after)
             or [p and p.name for p in before.players] != [p and p.name for p in after.players]
