@@ -90,11 +90,14 @@ async def test_a_result_puts_the_winners_score_first(page: Page) -> None:
     await page.goto("/")
     result = await page.evaluate(
         """async () => {
-      const { narrate, resultLine, scoreLine } = await import('/static/js/narrate.js');
+      const { finishLine, narrate, resultLine, scoreLine } = await import('/static/js/narrate.js');
       const names = ['Ann', 'Ben', 'Cy', 'Di'];
       const ended = { type: 'GameEnded', winner: 1, scores: [9, 14], reason: 'target' };
+      const listed = (winner, end_reason, scores) => finishLine({ winner, end_reason, scores });
       return [scoreLine([9, 14], 1), scoreLine([1, 0], 1), resultLine([3, 5], null),
-              resultLine([9, 14], 1), narrate(ended, names, null)];
+              resultLine([9, 14], 1), narrate(ended, names, null),
+              listed(1, 'resigned', [9, 4]), listed(null, 'aborted', [0, 0]),
+              listed(null, 'expired', [0, 0])];
     }"""
     )
     assert result == [
@@ -103,6 +106,9 @@ async def test_a_result_puts_the_winners_score_first(page: Page) -> None:
         "A 3 · B 5",
         "Team B won 14\u2013\u20609",
         "Team B wins the game, 14 to 9.",
+        "Team B won 4\u2013\u20609",  # resigned: the winner may have fewer points
+        "Aborted before a card was played",
+        "Closed: nobody came in time",
     ]
 
 

@@ -4,7 +4,7 @@
 
 import { h } from "./dom.js";
 import { cardFace } from "./cardview.js";
-import { TEAM_NAMES, resultLine } from "./narrate.js";
+import { TEAM_NAMES, finishLine, resultLine } from "./narrate.js";
 
 const SEAT_CHOICES = [
   ["you", "You"],
@@ -158,7 +158,7 @@ export function renderLists(lists, held, handlers) {
       row(
         game,
         [link(`/replay/${game.game_id}`, "Replay", "button small")],
-        game.winner !== null ? h("span", { class: "won" }, resultLine(game.scores, game.winner)) : scoreText(game),
+        h("span", { class: game.winner !== null ? "won" : "score" }, finishLine(game)),
       ),
     ),
   );

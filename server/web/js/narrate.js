@@ -19,6 +19,15 @@ export function resultLine(scores, winner) {
   return winner === null ? `A ${scores[0]} · B ${scores[1]}` : `${TEAM_NAMES[winner]} won ${scoreLine(scores, winner)}`;
 }
 
+/** A finished game in a list: who won, or why nobody did (a table aborted before its first
+ * card, or closed because nobody came): "A 0 · B 0" told neither. */
+export function finishLine(game) {
+  if (game.winner !== null) return resultLine(game.scores, game.winner);
+  if (game.end_reason === "aborted") return "Aborted before a card was played";
+  if (game.end_reason === "expired") return "Closed: nobody came in time";
+  return resultLine(game.scores, null);
+}
+
 export function awardName(kind) {
   return AWARD_NAMES[kind] || kind;
 }

@@ -5,7 +5,7 @@
 import { h } from "./dom.js";
 import { cardFace } from "./cardview.js";
 import { POSITIONS, awardRow, handFacts, kicksCorner, trickCross } from "./felt.js";
-import { TEAM_NAMES, narrate, resultLine, scoreLine, seatLabel } from "./narrate.js";
+import { TEAM_NAMES, finishLine, narrate, scoreLine, seatLabel } from "./narrate.js";
 import { tableAt } from "./replaystate.js";
 
 export function renderPicker(model, handlers) {
@@ -64,7 +64,7 @@ export function renderPicker(model, handlers) {
                 "li",
                 { class: "game-row" },
                 h("a", { href: `/replay/${encodeURIComponent(game.game_id)}`, "data-link": true }, h("code", {}, game.game_id)),
-                h("span", {}, resultLine(game.scores, game.winner)),
+                h("span", {}, finishLine(game)),
               ),
             ),
           ),
