@@ -77,12 +77,11 @@ def _game_created(s: State, e: GameCreated) -> State:
 
 
 def _player_joined(s: State, e: PlayerJoined) -> State:
-    players = list(s.players)
-    players[e.seat] = Player(e.name, e.bot)
+    players = _with_player(s, e.seat, Player(e.name, e.bot))
     seated = all(p is not None for p in players)
     return s.replace(
         version=s.version + 1,
-        players=tuple(players),
+        players=players,
         phase="dealing" if seated else "seating",
         hand_no=1 if seated else 0,
         deal_no=1 if seated else 0,

@@ -5,8 +5,8 @@ A record lists its attributes in ``FIELDS`` and declares them ``Final``: the com
 refuses every assignment at run time, the type checker (``mypy --strict`` on ``domain/`` and
 ``server/``) everywhere. The pure-Python fallback does not refuse one at run time: a
 ``__setattr__`` that did would also run for every attribute of every state the compiled build
-makes, at several times the cost of making it. ``Record`` gives equality, a
-hash and a repr over those fields; ``KEEP`` is the default of a ``replace`` option.
+makes, at several times the cost of making it. ``Record`` gives equality, a hash and a repr over
+those fields; ``KEEP`` is the default of a ``replace`` option.
 """
 
 from __future__ import annotations

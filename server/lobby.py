@@ -174,8 +174,8 @@ class Lobby:
         self._created_at.pop(game_id, None)
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.hdel(_SUMMARIES, game_id)
-            for status in STATUSES:
-                pipe.zrem(_index_key(status), game_id)
+            for index_key in _INDEX_KEYS:
+                pipe.zrem(index_key, game_id)
             await pipe.execute()
 
     async def listed(self, status: Status | None = None) -> list[str]:

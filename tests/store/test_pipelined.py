@@ -64,6 +64,24 @@ async def test_the_commands_of_one_loop_turn_go_out_in_one_write(line: Pipelined
     assert len(writes) == 1 and writes[0].count(b"ECHO") == 50
 
 
+async def test_a_write_that_fails_fails_its_callers_and_the_next_call_reconnects(
+    line: PipelinedRedis,
+) -> None:
+    await line.execute("PING")  # connected
+    broken = line._line
+    assert broken is not None
+
+    def refuse(data: bytes) -> None:
+        raise OSError("the socket is gone")
+
+    broken._transport.write = refuse  # type: ignore[union-attr,method-assign]
+    with pytest.raises(RedisConnectionError, match="cannot write to Redis"):
+        await line.execute("ECHO", "lost")  # retries=0: the failure reaches the caller
+    assert broken.lost is not None
+    assert await line.execute("ECHO", "again") == b"again"  # on a new connection
+    assert line._line is not broken
+
+
 async def test_a_cancelled_caller_does_not_shift_the_replies(line: PipelinedRedis) -> None:
     await line.execute("PING")  # connected
     gone = asyncio.create_task(line.execute("ECHO", "gone"))
