@@ -158,7 +158,7 @@ export function renderLists(lists, held, handlers) {
       row(
         game,
         [link(`/replay/${game.game_id}`, "Replay", "button small")],
-        h("span", { class: game.winner !== null ? "won" : "score" }, finishLine(game)),
+        h("span", { class: "outcome" }, finishLine(game)),
       ),
     ),
   );
