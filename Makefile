@@ -7,7 +7,7 @@ PYTHON ?= python3
 UV := $(shell command -v uv 2>/dev/null || echo "$(PYTHON) -m uv")
 RUN := $(UV) run --locked
 
-.PHONY: run test lint typecheck pytest pytest-pure bench openapi env
+.PHONY: run test lint typecheck imports pytest pytest-pure bench openapi env
 
 PYTEST_ARGS ?=
 
@@ -26,7 +26,7 @@ run:
 	@$(UV) sync --locked --no-dev --inexact --quiet
 	$(UV) run --no-sync allfours serve
 
-test: env lint typecheck pytest pytest-pure
+test: env lint typecheck imports pytest pytest-pure
 
 lint:
 	$(RUN) ruff check .
@@ -34,6 +34,10 @@ lint:
 
 typecheck:
 	$(RUN) mypy domain server
+
+# The import contract (pyproject.toml's [tool.importlinter]): dependencies point one way.
+imports:
+	$(RUN) lint-imports
 
 pytest:
 	$(RUN) pytest $(PYTEST_ARGS)

@@ -20,6 +20,7 @@ from domain.bots import BOTS, Bot, SeatSight, heuristic_bot, random_bot
 from domain.cards import CODES, Card, code, parse
 from domain.commands import (
     Abort,
+    AbortTable,
     Beg,
     ComeBack,
     Command,
@@ -93,6 +94,7 @@ __all__ = [
     "SPECTATOR",
     "VIOLATION_CODES",
     "Abort",
+    "AbortTable",
     "Award",
     "Beg",
     "Begged",

@@ -32,6 +32,7 @@ class CreateGame(_Command, frozen=True, tag="create_game"):
     rematch_of: str | None = None
     reserved: tuple[int, ...] = ()
     reserved_until: int | None = None
+    takeover_grace_ms: int = 0
 
 
 class Join(_Command, frozen=True, tag="join"):
@@ -129,6 +130,11 @@ class Expire(_Command, frozen=True, tag="expire"):
     """Close a table still waiting for players after its ``expires_at``."""
 
 
+class AbortTable(_Command, frozen=True, tag="abort_table"):
+    """The table's creator closes it, before the first card of the game: the service has
+    checked the creator's token (the creator need not sit at the table)."""
+
+
 class NoteRematch(_Command, frozen=True, tag="note_rematch"):
     """Record, in a finished game, the id of its rematch table."""
 
@@ -154,6 +160,7 @@ Command = (
     | Leave
     | Resign
     | Abort
+    | AbortTable
     | TimeOut
     | Expire
     | NoteRematch

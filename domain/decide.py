@@ -19,6 +19,7 @@ from msgspec.structs import replace
 from domain import cards as C
 from domain.commands import (
     Abort,
+    AbortTable,
     Beg,
     ComeBack,
     Command,
@@ -152,6 +153,7 @@ def _create_game(out: _Outcome, state: State, cmd: CreateGame) -> None:
             rematch_of=cmd.rematch_of,
             reserved=cmd.reserved,
             reserved_until=cmd.reserved_until,
+            takeover_grace_ms=cmd.takeover_grace_ms,
         )
     )
 
@@ -162,9 +164,16 @@ def _join(out: _Outcome, state: State, cmd: Join) -> None:
         raise RuleViolation("invalid_seat", f"there is no seat {cmd.seat}: seats are 0..3")
     held = state.players[cmd.seat]
     if held is not None:
-        # A seat whose person left or is away may be taken over by a new person.
-        if state.phase == "seating" or cmd.bot is not None or not (held.left or held.away):
+        # A seat whose person left, or has been away for a while, may be taken over.
+        takeover_at = held.takeover_at(state.takeover_grace_ms)
+        if state.phase == "seating" or cmd.bot is not None or takeover_at is None:
             raise RuleViolation("seat_taken", f"seat {cmd.seat} is taken")
+        if out.at < takeover_at:
+            raise RuleViolation(
+                "seat_taken",
+                f"seat {cmd.seat}'s person is away and may come back: the seat may be taken "
+                f"over {-(-(takeover_at - out.at) // 1000)} s from now (its takeover_at)",
+            )
         out.emit(PlayerReplaced(seat=cmd.seat, name=cmd.name))
         return
     if (
@@ -321,6 +330,13 @@ def _abort(out: _Outcome, state: State, cmd: Abort) -> None:
     out.emit(GameAborted(reason="aborted", seat=cmd.seat))
 
 
+def _abort_table(out: _Outcome, state: State, cmd: AbortTable) -> None:
+    _require_game(state)
+    if state.first_card_played:
+        raise RuleViolation("too_late_to_abort", "a card was played: the table plays on")
+    out.emit(GameAborted(reason="aborted", seat=None))
+
+
 def _note_rematch(out: _Outcome, state: State, cmd: NoteRematch) -> None:
     if state.phase != "ended":
         raise RuleViolation("wrong_phase", "a rematch follows the end of the game")
@@ -474,5 +490,6 @@ _HANDLERS: Final[dict[type[Any], Callable[[_Outcome, State, Any], None]]] = {
     Leave: _leave,
     Resign: _resign,
     Abort: _abort,
+    AbortTable: _abort_table,
     NoteRematch: _note_rematch,
 }

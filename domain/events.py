@@ -38,6 +38,9 @@ class GameCreated(_Event, frozen=True, tag="GameCreated"):
     """Seats kept for the people who held them in ``rematch_of``, until ``reserved_until``."""
     reserved_until: int | None = None
     """Milliseconds since the epoch; after it, reserved seats are open to anyone."""
+    takeover_grace_ms: int = 0
+    """How long a seat whose person is away stays theirs before a newcomer may take it over
+    (the view's ``takeover_at``); 0, at once, in logs written before the grace existed."""
 
 
 class PlayerJoined(_Event, frozen=True, tag="PlayerJoined"):
@@ -200,7 +203,8 @@ class GameAborted(_Event, frozen=True, tag="GameAborted"):
     """aborted: a seated person closed the table before the first card; expired: it waited for
     players past its expires_at."""
     seat: int | None = None
-    """With ``aborted``: the seat whose person aborted."""
+    """With ``aborted``: the seat whose person aborted; null when the table's creator closed
+    it (the creator need not sit at the table)."""
 
 
 class TurnTimedOut(_Event, frozen=True, tag="TurnTimedOut"):

@@ -73,6 +73,7 @@ def _game_created(s: State, e: GameCreated) -> State:
         reserved=e.reserved,
         reserved_until=e.reserved_until,
         turn_at=e.at,
+        takeover_grace_ms=e.takeover_grace_ms,
     )
 
 
@@ -253,14 +254,14 @@ def _turn_timed_out(s: State, e: TurnTimedOut) -> State:
 def _seat_away(s: State, e: SeatAway) -> State:
     player = s.players[e.seat]
     assert player is not None
-    away = player.replace(away=True)
+    away = player.replace(away=True, away_since=e.at)
     return s.replace(version=s.version + 1, players=_with_player(s, e.seat, away))
 
 
 def _seat_back(s: State, e: SeatBack) -> State:
     player = s.players[e.seat]
     assert player is not None
-    back = player.replace(away=False, timeouts=0)
+    back = player.replace(away=False, timeouts=0, away_since=None)
     return s.replace(version=s.version + 1, players=_with_player(s, e.seat, back))
 
 

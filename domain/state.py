@@ -28,6 +28,12 @@ Phase = Literal[
 AWAY_AFTER_TIMEOUTS: Final = 2
 """Timeouts in a row after which a person is marked away (and the bot plays at once)."""
 
+TAKEOVER_GRACE_MS: Final = 60_000
+"""How long an away seat stays its person's before a newcomer may take it over, unless the
+server says otherwise (recorded in ``GameCreated``): long enough to come back from a short
+break or a dropped connection, so that a table with a short clock is no trap that hands a
+seat to a watcher seconds after its person sat down."""
+
 EndReason = Literal["target", "resigned", "aborted", "expired"]
 
 Hands = tuple[CardSet, ...]
@@ -38,7 +44,7 @@ of folding it."""
 
 
 class Player(Record):
-    FIELDS = ("name", "bot", "away", "left", "timeouts")
+    FIELDS = ("name", "bot", "away", "left", "timeouts", "away_since")
     __slots__ = FIELDS
 
     name: Final[str]
@@ -49,6 +55,8 @@ class Player(Record):
     """The person left for good: the bot plays the seat to the end of the game."""
     timeouts: Final[int]
     """Timeouts in a row: reset when the person decides for themselves."""
+    away_since: Final[int | None]
+    """When the person went away (ms, the ``SeatAway`` event's time); None when not away."""
 
     def __init__(
         self,
@@ -57,12 +65,14 @@ class Player(Record):
         away: bool = False,
         left: bool = False,
         timeouts: int = 0,
+        away_since: int | None = None,
     ) -> None:
         self.name = name
         self.bot = bot
         self.away = away
         self.left = left
         self.timeouts = timeouts
+        self.away_since = away_since
 
     def replace(
         self,
@@ -70,6 +80,7 @@ class Player(Record):
         away: bool | Keep = KEEP,
         left: bool | Keep = KEEP,
         timeouts: int | Keep = KEEP,
+        away_since: int | Keep | None = KEEP,
     ) -> Player:
         """This player with the given fields changed (a seat's name and bot never change)."""
         return Player(
@@ -78,11 +89,23 @@ class Player(Record):
             self.away if away is KEEP else away,
             self.left if left is KEEP else left,
             self.timeouts if timeouts is KEEP else timeouts,
+            self.away_since if away_since is KEEP else away_since,
         )
 
     def __hash__(self) -> int:
         # Views cache the seats by the players (``visibility._seats``): hashed for every view.
-        return hash((self.name, self.bot, self.away, self.left, self.timeouts))
+        return hash((self.name, self.bot, self.away, self.left, self.timeouts, self.away_since))
+
+    def takeover_at(self, grace_ms: int) -> int | None:
+        """From when a newcomer may take this seat over (ms): at once once its person left,
+        ``grace_ms`` after they went away; None while a person plays it (or a bot)."""
+        if self.bot is not None:
+            return None
+        if self.left:
+            return 0
+        if self.away:
+            return (self.away_since or 0) + grace_ms
+        return None
 
     @property
     def autoplayed(self) -> bool:
@@ -143,6 +166,7 @@ class State(Record):
         "reserved_until",
         "rematch",
         "end_reason",
+        "takeover_grace_ms",
     )
     __slots__ = FIELDS
 
@@ -187,6 +211,9 @@ class State(Record):
     rematch: Final[str | None]
     """The id of this game's rematch table, once someone asked for it."""
     end_reason: Final[EndReason | None]
+    takeover_grace_ms: Final[int]
+    """How long an away seat stays its person's before a newcomer may take it over (from
+    ``GameCreated``: 0 in logs written before the grace existed)."""
 
     def __init__(
         self,
@@ -221,6 +248,7 @@ class State(Record):
         reserved_until: int | None = None,
         rematch: str | None = None,
         end_reason: EndReason | None = None,
+        takeover_grace_ms: int = 0,
     ) -> None:
         self.version = version
         self.phase = phase
@@ -253,6 +281,7 @@ class State(Record):
         self.reserved_until = reserved_until
         self.rematch = rematch
         self.end_reason = end_reason
+        self.takeover_grace_ms = takeover_grace_ms
 
     def replace(
         self,
@@ -288,6 +317,7 @@ class State(Record):
         reserved_until: int | Keep | None = KEEP,
         rematch: str | Keep | None = KEEP,
         end_reason: EndReason | Keep | None = KEEP,
+        takeover_grace_ms: int | Keep = KEEP,
     ) -> State:
         """This state with the given fields changed (``msgspec.structs.replace``, for a class
         the compiler knows: a call names its options at compile time, so it costs no more
@@ -324,6 +354,7 @@ class State(Record):
             self.reserved_until if reserved_until is KEEP else reserved_until,
             self.rematch if rematch is KEEP else rematch,
             self.end_reason if end_reason is KEEP else end_reason,
+            self.takeover_grace_ms if takeover_grace_ms is KEEP else takeover_grace_ms,
         )
 
     @property

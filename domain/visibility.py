@@ -54,6 +54,10 @@ class SeatView(msgspec.Struct, frozen=True):
     """The person is away: the bot plays this seat at once until they come back."""
     left: bool = False
     """The person left: the bot plays this seat to the end (a new person may take it over)."""
+    takeover_at: int | None = None
+    """From when a new person may take this seat over (ms since the epoch): 0 once its person
+    left, a grace period after they went away (they may come back meanwhile); null while a
+    person plays it, for a bot and for an open seat."""
 
 
 class PlayedCard(msgspec.Struct, frozen=True):
@@ -142,7 +146,7 @@ def played_cards(leader: int, trick: tuple[int, ...]) -> tuple[PlayedCard, ...]:
 
 @lru_cache(maxsize=1024)
 def _seats(
-    players: tuple[Player | None, ...], held: tuple[int, int, int, int]
+    players: tuple[Player | None, ...], held: tuple[int, int, int, int], grace_ms: int
 ) -> tuple[SeatView, ...]:
     return tuple(
         SeatView(
@@ -153,6 +157,7 @@ def _seats(
             held[seat],
             player is not None and player.away,
             player is not None and player.left,
+            None if player is None else player.takeover_at(grace_ms),
         )
         for seat, player in enumerate(players)
     )
@@ -177,6 +182,7 @@ def view(state: State, viewer: Viewer) -> View:
                 hands[2].bit_count(),
                 hands[3].bit_count(),
             ),
+            state.takeover_grace_ms,
         ),
         state.dealer,
         state.hand_no,

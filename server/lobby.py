@@ -12,13 +12,13 @@ share a slot). The listing as a whole therefore lives on one node.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import AsyncIterator
 from typing import Literal
 
 import msgspec
 
 from domain import State
+from server.clock import Clock, system_clock
 from server.errors import ServiceError
 from server.store import RedisEventStore
 from server.store.keys import events_key
@@ -72,6 +72,9 @@ class GameSummary(msgspec.Struct, frozen=True):
     """How a finished game ended: ``target``, ``resigned``, ``aborted`` or ``expired``."""
     rematch_of: str | None = None
     """The game this table is a rematch of, or null."""
+    turn_seconds: int | None = None
+    """The table's turn clock: seconds a person has per decision, or null for no clock (so a
+    newcomer sees how fast the table plays before sitting down)."""
 
 
 class GamePage(msgspec.Struct, frozen=True):
@@ -108,8 +111,11 @@ _CREATED_AT_CAPACITY = 10_000
 
 
 class Lobby:
-    def __init__(self, store: RedisEventStore) -> None:
+    """The listing. ``clock`` (ms) dates a game listed for the first time, once per note."""
+
+    def __init__(self, store: RedisEventStore, *, clock: Clock = system_clock) -> None:
         self._redis = store.redis
+        self._clock = clock
         self._note = store.script(_NOTE)
         # Each game's creation time, as this process last listed it: it never changes, so a
         # game's later listings need not read it back first (one round trip less per note).
@@ -141,12 +147,12 @@ class Lobby:
         after the first game of that id was archived)."""
         created = created_at
         if created is None and new:
-            created = int(time.time() * 1000)
+            created = self._clock()
         if created is None:
             created = self._created_at.get(game_id)
         if created is None:
             current = await self._redis.hget(_SUMMARIES, game_id)
-            created = _decoder.decode(current).created_at if current else int(time.time() * 1000)
+            created = _decoder.decode(current).created_at if current else self._clock()
         self._remember_created(game_id, created)
         summary = GameSummary(
             game_id=game_id,
@@ -159,6 +165,7 @@ class Lobby:
             winner=state.winner,
             end_reason=state.end_reason,
             rematch_of=state.rematch_of,
+            turn_seconds=state.rules.clock_ms // 1000 if state.rules.clock_ms else None,
         )
         position = STATUSES.index(summary.status) + 1
         encoded = msgspec.json.encode(summary)

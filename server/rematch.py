@@ -9,22 +9,38 @@ old game's, so every instance, and every retry, opens the same table; the old ga
 from __future__ import annotations
 
 from domain import NoteRematch, RuleViolation
-from server.service import CommandResult, GameService, game_id_for_key
+from server.service import CommandResult, GameService, rematch_id_of
 
-__all__ = ["open_rematch"]
+__all__ = ["open_rematch", "rematch_made"]
+
+
+async def rematch_made(service: GameService, game_id: str) -> bool:
+    """Whether the rematch of ``game_id`` exists already (asking again makes no table)."""
+    state = await service.state(game_id)
+    return state.rematch is not None or await service.store.exists(rematch_id_of(game_id))
 
 
 async def open_rematch(service: GameService, game_id: str) -> CommandResult:
-    """Open (or find again) the rematch of the finished game ``game_id``."""
+    """Open (or find again) the rematch of the finished game ``game_id``: always the table
+    the game recorded, once it recorded one."""
     state = await service.state(game_id)
     if state.phase != "ended":
         raise RuleViolation("wrong_phase", "a rematch follows the end of the game")
+    if state.rematch is not None:
+        version = await service.store.version(state.rematch)
+        return CommandResult(state.rematch, 1, version, duplicate=True)
     bots = [None if p is None or p.bot is None else p.bot for p in state.players]
     people = tuple(seat for seat, kind in enumerate(bots) if kind is None)
     key = f"rematch:{game_id}"
-    new_id = game_id_for_key(key)
+    new_id = rematch_id_of(game_id)
     created = await service.create_game(
-        state.rules, bots, key, game_id=new_id, rematch_of=game_id, reserved=people
+        state.rules,
+        bots,
+        key,
+        game_id=new_id,
+        rematch_of=game_id,
+        reserved=people,
+        with_creator=False,
     )
     try:
         await service.run(game_id, [NoteRematch(new_id)], f"rematch:{new_id}")

@@ -11,18 +11,19 @@ atomic append, so a game never stalls half-way and two instances can never fork 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import logging
 import random
 import secrets
-import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import msgspec
 
 from domain import (
     BOTS,
+    AbortTable,
     Command,
     CreateGame,
     Event,
@@ -36,6 +37,8 @@ from domain import (
     fold,
 )
 from domain.autoplay import opening_commands, owed_command
+from domain.state import TAKEOVER_GRACE_MS
+from server.clock import Clock, system_clock
 from server.codec import decode_event, encode_events
 from server.errors import (
     GameNotFound,
@@ -45,10 +48,10 @@ from server.errors import (
     VersionConflict,
 )
 from server.lobby import GamePage, Lobby, Status
-from server.names import check_distinct
+from server.names import check_distinct, check_name
 from server.store import AppendResult, Due, EventStore, StoredEvent, StoreRegressed
 from server.store.keys import swept_slot
-from server.tokens import derived_token, new_token, token_hash
+from server.tokens import CREATOR, derived_token, new_token, token_hash
 
 _log = logging.getLogger("allfours.service")
 
@@ -65,6 +68,8 @@ class CommandResult(msgspec.Struct, frozen=True):
     duplicate: bool = False
     stored: tuple[bytes, ...] = ()
     """The stored events, when this call stored them (empty for a duplicate)."""
+    creator_token: str | None = None
+    """A table creation's creator token (shown this once: only its hash is kept)."""
 
 
 class SeatGrant(msgspec.Struct, frozen=True):
@@ -90,15 +95,11 @@ def new_game_id() -> str:
             return game_id
 
 
-def system_clock() -> int:
-    """Milliseconds since the epoch: the clock the service reads unless given another."""
-    return int(time.time() * 1000)
-
-
 class GameService:
     """Commands in, events stored. ``clock`` (ms) is read once per command and handed to the
     rules, so tests move time by hand. ``table_expiry_ms``: how long a new table waits for
-    players; ``rematch_hold_ms``: how long a rematch keeps old seats for their people."""
+    players; ``rematch_hold_ms``: how long a rematch keeps old seats for their people;
+    ``takeover_grace_ms``: how long an away seat stays its person's (recorded in the game)."""
 
     def __init__(
         self,
@@ -107,9 +108,10 @@ class GameService:
         *,
         cache_size: int = 10_000,
         max_attempts: int = 16,
-        clock: Callable[[], int] = system_clock,
+        clock: Clock = system_clock,
         table_expiry_ms: int | None = 3_600_000,
         rematch_hold_ms: int = 120_000,
+        takeover_grace_ms: int = TAKEOVER_GRACE_MS,
     ) -> None:
         self.store = store
         self.lobby = lobby
@@ -119,6 +121,7 @@ class GameService:
         self._max_attempts = max_attempts
         self._table_expiry_ms = table_expiry_ms
         self._rematch_hold_ms = rematch_hold_ms
+        self._takeover_grace_ms = takeover_grace_ms
 
     # --- reading -----------------------------------------------------------------------------
 
@@ -133,6 +136,14 @@ class GameService:
         if entry is not None and entry.state.version >= version:
             return entry.state
         return await self.state(game_id)
+
+    async def state_at(self, game_id: str, version: int) -> State:
+        """The game as it was at ``version``: a duplicate is answered with the state its
+        command made, never a later one (the cache when it is exactly there, else a fold)."""
+        entry = self._cache.get(game_id)
+        if entry is not None and entry.state.version == version:
+            return entry.state
+        return fold(_decoded(await self.store.read(game_id, limit=version)))
 
     async def _cached_or_load(self, game_id: str) -> _Cached:
         entry = self._cache.get(game_id)
@@ -186,11 +197,16 @@ class GameService:
         game_id: str | None = None,
         rematch_of: str | None = None,
         reserved: tuple[int, ...] = (),
+        with_creator: bool = True,
     ) -> CommandResult:
         """Create a game; seats with a bot kind are filled at once. With all four seats bots
         the whole game is played out before this returns. ``game_id`` names the game (a
         rematch's id is derived from the game it follows); else it is random, or derived from
-        ``idempotency_key`` so that a retried creation names the same game."""
+        ``idempotency_key`` so that a retried creation names the same game.
+
+        ``with_creator``: hand out a creator token (seat bots, close the table before its
+        first card), derived from the key like a seating's, so a retry gets the same one. A
+        rematch has none: its people hold its seats."""
         for kind in bots:
             if kind is not None and kind not in BOTS:
                 raise ValueError(f"unknown bot kind {kind!r}")
@@ -211,23 +227,41 @@ class GameService:
                 rematch_of=rematch_of,
                 reserved=reserved,
                 reserved_until=now + self._rematch_hold_ms if reserved else None,
+                takeover_grace_ms=self._takeover_grace_ms,
             ),
             *(c for c in opening[1:] if isinstance(c, Join) and c.bot is not None),
         ]
+        creator = None
+        if with_creator:
+            creator = await self._token_for(game_id, CREATOR, idempotency_key)
         entry = _Cached(State(), seed)
         created = await self._append_decided(
             game_id,
             entry,
             commands,
             idempotency_key,
-            None,
-            # The fingerprint leaves out the times: a retry later is still the same request.
-            _fingerprint([msgspec.structs.replace(first, expires_at=None), *commands[1:]]),
+            None if creator is None else (CREATOR, token_hash(creator)),
+            # The fingerprint covers the whole request but the times (a retry later is still
+            # the same request): a rematch's reserved seats and origin included.
+            _fingerprint(
+                [
+                    msgspec.structs.replace(commands[0], expires_at=None, reserved_until=None),
+                    *commands[1:],
+                ]
+            ),
             now=now,
         )
         if created is None:  # the id exists without this key: a 64-bit collision, or tampering
             raise TooManyConflicts(f"game id {game_id} is taken; retry")
-        return created
+        return msgspec.structs.replace(created, creator_token=creator)
+
+    async def _token_for(self, game_id: str, seat: int | str, idempotency_key: str | None) -> str:
+        """A new token for ``seat`` (or the creator): random, or derived from the request's
+        key with a secret of the game's, so that a retry after a lost answer gets it again."""
+        if idempotency_key is None:
+            return new_token(game_id, seat)
+        key = await self.store.put_secret(game_id, secrets.token_hex(32), name="token-key")
+        return derived_token(game_id, seat, key, idempotency_key)
 
     async def created_with(self, idempotency_key: str) -> bool:
         """Whether a creation with this ``Idempotency-Key`` made its table already."""
@@ -249,15 +283,12 @@ class GameService:
         that never leaves Redis), so a retry after a lost answer gets the same token back,
         while the server still stores only the token's hash. ``claim``: the caller proved
         they held this seat in the game this one is a rematch of. The name must differ from
-        every other seat's, as of the version the seating is stored at (``NameTaken``)."""
+        every other seat's, as of the version the seating is stored at (``NameTaken``), and
+        pass the name policy (``InvalidName``), checked before anything is read or stored."""
+        check_name(name)
         state = await self.state(game_id)
-        if idempotency_key is None:
-            token = new_token(game_id, seat)
-            command_id = None
-        else:
-            key = await self.store.put_secret(game_id, secrets.token_hex(32), name="token-key")
-            token = derived_token(game_id, seat, key, idempotency_key)
-            command_id = f"seat{seat}:join:{idempotency_key}"
+        token = await self._token_for(game_id, seat, idempotency_key)
+        command_id = None if idempotency_key is None else f"seat{seat}:join:{idempotency_key}"
         for _ in range(self._max_attempts):
             check_distinct([None if p is None else p.name for p in state.players], seat, name)
             try:
@@ -275,9 +306,17 @@ class GameService:
         raise TooManyConflicts(f"game {game_id} is too busy; retry")
 
     async def add_bot(self, game_id: str, seat: int, kind: str) -> CommandResult:
+        """Seat a bot (the caller checked that the creator or a seated person asks)."""
         if kind not in BOTS:
             raise ValueError(f"unknown bot kind {kind!r}")
         return await self.run(game_id, [Join(seat, f"{kind} bot", kind)])
+
+    async def abort_table(self, game_id: str, creator_token: str) -> CommandResult:
+        """The creator closes the table before its first card; stored only if
+        ``creator_token`` is the table's (checked in the same step as the append)."""
+        return await self.run(
+            game_id, [AbortTable()], required_token=(CREATOR, token_hash(creator_token))
+        )
 
     async def play(
         self,
@@ -289,17 +328,18 @@ class GameService:
         token: str | None = None,
     ) -> CommandResult:
         """A person's command for their seat. ``token``: the seat token it came with; the
-        append is refused unless that token holds the seat when it is stored."""
+        append is refused unless that token holds the seat when it is stored, and a
+        ``command_id`` then belongs to that token: another holder of the seat (or a forged
+        token) sending the same id is a new command, never answered with this one's outcome."""
         entry = await self._cached_or_load(game_id)
         player = entry.state.players[command.seat]
         if player is not None and player.left:
             raise RuleViolation("not_a_person", "you left this seat: the bot plays it now")
+        required = None if token is None else (command.seat, token_hash(token))
+        if command_id is not None and required is not None:
+            command_id = f"{command_id}@{required[1]}"
         return await self.run(
-            game_id,
-            [command],
-            command_id,
-            expected_version,
-            required_token=None if token is None else (command.seat, token_hash(token)),
+            game_id, [command], command_id, expected_version, required_token=required
         )
 
     async def advance(self, game_id: str) -> CommandResult:
@@ -313,8 +353,8 @@ class GameService:
         commands: Sequence[Command],
         command_id: str | None = None,
         expected_version: int | None = None,
-        seat_token: tuple[int, str] | None = None,
-        required_token: tuple[int, str] | None = None,
+        seat_token: tuple[int | str, str] | None = None,
+        required_token: tuple[int | str, str] | None = None,
     ) -> CommandResult:
         fingerprint = _fingerprint(commands) if command_id is not None else ""
         entry = await self._cached_or_load(game_id)
@@ -322,7 +362,9 @@ class GameService:
             if expected_version is not None and expected_version != entry.state.version:
                 entry = await self._fresh(game_id)
                 if expected_version != entry.state.version:
-                    earlier = await self._earlier_outcome(game_id, command_id, fingerprint)
+                    earlier = await self._earlier_outcome(
+                        game_id, command_id, fingerprint, required_token
+                    )
                     if earlier is not None:
                         return earlier
                     raise VersionConflict(
@@ -346,7 +388,9 @@ class GameService:
             except RuleViolation:
                 # A retry of a command that went through is refused by the game as it is now
                 # (the card was already played): answer it as the duplicate it is.
-                earlier = await self._earlier_outcome(game_id, command_id, fingerprint)
+                earlier = await self._earlier_outcome(
+                    game_id, command_id, fingerprint, required_token
+                )
                 if earlier is not None:
                     return earlier
                 # Our cache may be behind another instance's writes: judge on fresh state.
@@ -361,10 +405,21 @@ class GameService:
         raise TooManyConflicts(f"game {game_id} is too busy; retry")
 
     async def _earlier_outcome(
-        self, game_id: str, command_id: str | None, fingerprint: str
+        self,
+        game_id: str,
+        command_id: str | None,
+        fingerprint: str,
+        required_token: tuple[int | str, str] | None,
     ) -> CommandResult | None:
+        """The outcome recorded for ``command_id``, if any, as its duplicate; but only to a
+        request whose token holds the seat now (as the append script checks it): 401 else."""
         if command_id is None:
             return None
+        if required_token is not None:
+            seat, digest = required_token
+            held = await self.store.seat_token_hash(game_id, seat)
+            if not hmac.compare_digest(held or "", digest):
+                raise Unauthorized("this seat token does not hold the seat")
         recorded = await self.store.recorded_command(game_id, command_id)
         if recorded is None:
             return None
@@ -377,10 +432,10 @@ class GameService:
         entry: _Cached,
         commands: Sequence[Command],
         command_id: str | None,
-        seat_token: tuple[int, str] | None,
+        seat_token: tuple[int | str, str] | None,
         fingerprint: str = "",
         *,
-        required_token: tuple[int, str] | None = None,
+        required_token: tuple[int | str, str] | None = None,
         now: int | None = None,
     ) -> CommandResult | None:
         """Decide ``commands`` and what follows from them at the clock's time, and append it
@@ -480,11 +535,23 @@ def _decide_owed(state: State, seed: str, at: int) -> tuple[State, list[Event]]:
 
 
 def game_id_for_key(idempotency_key: str) -> str:
-    """A retried creation with the same key names the same game, so it cannot create two.
-    The first of the key's hashes whose slot a cluster's sweeper reads (64 tries on average)."""
+    """A retried creation with the same key names the same game, so it cannot create two."""
+    return _derived_id(f"create:{idempotency_key}")
+
+
+def rematch_id_of(game_id: str) -> str:
+    """The id of ``game_id``'s rematch, the same on every instance and retry. No client's
+    creation can name it: their ids are derived under ``create:``, this one under
+    ``rematch-of:``, so nobody can open (or block) a game's rematch before its people do."""
+    return _derived_id(f"rematch-of:{game_id}")
+
+
+def _derived_id(name: str) -> str:
+    """The first of ``name``'s hashes whose slot a cluster's sweeper reads (64 tries on
+    average)."""
     n = 0
     while True:
-        digest = hashlib.sha256(f"create:{idempotency_key}:{n}".encode()).hexdigest()[:16]
+        digest = hashlib.sha256(f"{name}:{n}".encode()).hexdigest()[:16]
         if swept_slot(digest):
             return digest
         n += 1

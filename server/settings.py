@@ -57,6 +57,11 @@ class Settings(msgspec.Struct, frozen=True):
     """An idle keep-alive connection is closed after this."""
     max_bot_target: int = 21
     """The highest ``target`` a game of four bots may have (its whole log is written at once)."""
+    min_turn_seconds: Annotated[int, msgspec.Meta(ge=1)] = 10
+    """The shortest turn clock a new table may ask for (409 ``clock_too_short`` below)."""
+    takeover_grace_s: Annotated[int, msgspec.Meta(ge=0)] = 60
+    """How long a seat whose person is away stays theirs (they may come back) before a
+    newcomer may take it over; recorded in each new game."""
     tables_per_hour: int = 60
     """Games one client address may create per hour; 0 turns the quota off."""
     archive_dir: Path | None = None
@@ -67,6 +72,22 @@ class Settings(msgspec.Struct, frozen=True):
     """How long Redis may stay unreachable before the process declares itself dead: ``/livez``
     then fails, and ``allfours serve`` exits if it could not restart its embedded Redis by then
     (0: never; ``/livez`` then checks nothing but the process)."""
+    metrics: str = "public"
+    """Who may read ``/metrics``: anyone who reaches the port (``public``), only a request with
+    ``Authorization: Bearer <metrics_token>`` (``token``), or nobody (``off``: no ``/metrics``,
+    and requests are not counted). Unset: ``token`` if a token is set, else ``public``."""
+    metrics_token: str | None = None
+    """The bearer token of ``metrics`` = ``token``: at least 16 visible ASCII characters. It
+    appears in no log line or error message."""
+
+    def __post_init__(self) -> None:
+        if self.metrics == "token" and self.metrics_token is None:
+            raise SettingsError(f"{_METRICS_TOKEN}: required with {_METRICS}=token")
+        if self.metrics == "public" and self.metrics_token is not None:
+            raise SettingsError(
+                f"{_METRICS_TOKEN} is set, but {_METRICS}=public serves /metrics to anyone: "
+                f"set {_METRICS}=token"
+            )
 
 
 ENV_NAMES: Mapping[str, str] = {
@@ -87,6 +108,8 @@ ENV_NAMES: Mapping[str, str] = {
     "shutdown_grace_s": "ALLFOURS_SHUTDOWN_GRACE_S",
     "table_expiry_s": "ALLFOURS_TABLE_EXPIRY_S",
     "rematch_hold_s": "ALLFOURS_REMATCH_HOLD_S",
+    "min_turn_seconds": "ALLFOURS_MIN_TURN_SECONDS",
+    "takeover_grace_s": "ALLFOURS_TAKEOVER_GRACE_S",
     "sweep_interval_s": "ALLFOURS_SWEEP_INTERVAL_S",
     "trusted_proxies": "ALLFOURS_TRUSTED_PROXIES",
     "max_connections_per_address": "ALLFOURS_MAX_CONNECTIONS_PER_ADDRESS",
@@ -99,7 +122,10 @@ ENV_NAMES: Mapping[str, str] = {
     "archive_dir": "ALLFOURS_ARCHIVE_DIR",
     "finished_ttl_s": "ALLFOURS_FINISHED_TTL_S",
     "redis_down_limit_s": "ALLFOURS_REDIS_DOWN_LIMIT_S",
+    "metrics": "ALLFOURS_METRICS",
+    "metrics_token": "ALLFOURS_METRICS_TOKEN",
 }
+_METRICS, _METRICS_TOKEN = ENV_NAMES["metrics"], ENV_NAMES["metrics_token"]
 
 
 class SettingsError(ValueError):
@@ -127,14 +153,25 @@ _RANGES: Mapping[str, tuple[float, float | None]] = {
 _POSITIVE = {"sse_heartbeat_s", "sweep_interval_s", "read_timeout_s"}
 """Intervals that must be above zero (a zero would make a busy loop, or refuse everything)."""
 _EXPECTED: Mapping[str, str] = {"trusted_proxies": "IP addresses or networks, comma-separated"}
-_CHOICES: Mapping[str, tuple[str, ...]] = {"appendfsync": _APPENDFSYNC, "log_level": _LOG_LEVELS}
+_CHOICES: Mapping[str, tuple[str, ...]] = {
+    "appendfsync": _APPENDFSYNC,
+    "log_level": _LOG_LEVELS,
+    "metrics": ("public", "token", "off"),
+}
+_TOKEN = re.compile(r"[!-~]{16,}")
+"""A bearer token that fits in a header as it is: visible ASCII, no spaces."""
 
 
 def from_env(env: Mapping[str, str] | None = None) -> Settings:
     """Settings from ``env`` (default: the process environment); unset names keep defaults.
 
     Raises :class:`SettingsError` naming the first variable whose value does not parse or is
-    out of range (a port above 65535, no workers, an unknown fsync policy...).
+    out of range (a port above 65535, no workers, an unknown fsync policy...), or two that
+    contradict each other.
+
+    ``/metrics`` (``ALLFOURS_METRICS``): ``public`` by default, ``token`` to require
+    ``Authorization: Bearer`` + ``ALLFOURS_METRICS_TOKEN`` (setting the token alone selects
+    it), ``off`` to serve none.
     """
     env = os.environ if env is None else env
     field_types = {field.name: field.type for field in msgspec.structs.fields(Settings)}
@@ -144,6 +181,8 @@ def from_env(env: Mapping[str, str] | None = None) -> Settings:
         if text is None or not text.strip():
             continue
         values[field] = _parse(name, field, field_types[field], text)
+    if "metrics_token" in values:
+        values.setdefault("metrics", "token")  # a token is set to be asked for
     return Settings(**values)
 
 
@@ -182,6 +221,13 @@ def _parse(name: str, field: str, type_: Any, text: str) -> object:
         return number
     if type_ is Path:
         return Path(value)
+    if field == "metrics_token":
+        if not _TOKEN.fullmatch(value):  # the message must not show the secret
+            raise SettingsError(
+                f"{name}: expected at least 16 visible ASCII characters (no spaces), got "
+                f"{len(value)} characters"
+            )
+        return value
     if field == "cors_origins":
         return tuple(o.strip() for o in text.split(",") if o.strip())
     if field == "redis_url":

@@ -16,7 +16,6 @@ from litestar import Litestar, Request
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.exceptions import ValidationException
-from litestar.plugins.prometheus import PrometheusController
 from litestar.utils.scope.state import ScopeState
 
 from server.api.auth import SeatAuth
@@ -27,27 +26,23 @@ from server.api.docs_ui import spec_at_root
 from server.api.edge import wrap_edges
 from server.api.games import GamesController
 from server.api.health import HealthController
-from server.api.metrics import Metrics, request_metrics
+from server.api.metrics import Metrics, metrics_endpoint, request_metrics
 from server.api.problems import EXCEPTION_HANDLERS
 from server.api.ratelimit import RateLimiter
-from server.api.request_guard import check_bot_target, check_content_type, is_creation
+from server.api.request_guard import check_content_type, check_new_table, is_creation
 from server.api.spec_config import openapi_config
 from server.api.stream_cap import limit_streams
 from server.api.streams import StreamController
 from server.api.verification import VerificationController
 from server.api.web import web_router
+from server.clock import system_clock
 from server.deadlines import DeadlineSweeper
 from server.lobby import Lobby
-from server.service import GameService, system_clock
+from server.service import GameService
 from server.settings import Settings, from_env
 from server.store import connect_store
 
 _log = logging.getLogger("allfours.api")
-
-
-class MetricsController(PrometheusController):
-    path = "/metrics"
-    include_in_schema = False
 
 
 def _context(state: State) -> AppContext:
@@ -127,11 +122,12 @@ def create_app(settings: Settings | None = None) -> Litestar:
         store = connect_store(settings.redis_url)
         service = GameService(
             store,
-            Lobby(store),
+            Lobby(store, clock=system_clock),
             cache_size=settings.cache_size,
             clock=system_clock,
             table_expiry_ms=settings.table_expiry_s * 1000 if settings.table_expiry_s else None,
             rematch_hold_ms=settings.rematch_hold_s * 1000,
+            takeover_grace_ms=settings.takeover_grace_s * 1000,
         )
         sweeper = DeadlineSweeper(
             service, store, clock=system_clock, interval_s=settings.sweep_interval_s
@@ -146,6 +142,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
                 settings.rate_limit,
                 settings.rate_window_s,
                 tables_per_hour=settings.tables_per_hour,
+                clock=system_clock,
             ),
             metrics=Metrics.shared(),
         )
@@ -173,15 +170,20 @@ def create_app(settings: Settings | None = None) -> Litestar:
         await ctx.limiter.check(request)
         await check_body_strictly(request)
         if is_creation(request):
-            await check_bot_target(request, settings.max_bot_target)
+            await check_new_table(
+                request,
+                max_bot_target=settings.max_bot_target,
+                min_turn_seconds=settings.min_turn_seconds,
+            )
 
+    counted = settings.metrics != "off"
     app = Litestar(
         route_handlers=[
             GamesController,
             StreamController,
             HealthController,
             VerificationController,
-            MetricsController,
+            *([metrics_endpoint(settings.metrics_token)] if counted else []),
             spec_at_root,
             web_router,
         ],
@@ -192,7 +194,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         plugins=[StrictStructSchemaPlugin()],
         request_max_body_size=settings.max_body_bytes,
         cors_config=cors_config(settings.cors_origins),
-        middleware=[request_metrics],
+        middleware=[request_metrics] if counted else [],
         openapi_config=openapi_config(),
         logging_config=None,  # logs are configured by `configure_logging` (JSON lines)
         debug=False,

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from litestar import Request
 
+from domain import State
 from server.errors import Forbidden, Unauthorized
 from server.store import RedisEventStore
-from server.tokens import TokenClaim, claim_of, matches
+from server.tokens import CREATOR, TokenClaim, claim_of, creator_game_of, matches
 
 
 def token_of(request: Request[Any, Any, Any]) -> str | None:
@@ -66,6 +68,33 @@ class SeatAuth:
         if claim.seat != seat:
             raise Forbidden(f"this token is for seat {claim.seat}, not seat {seat}")
         return claim
+
+    async def require_host(
+        self, game_id: str, token: str | None, state_of: Callable[[], Awaitable[State]]
+    ) -> None:
+        """401/403 unless ``token`` is the table's creator token or the seat token of a person
+        seated at it now: a stranger may not fill someone else's table with bots."""
+        if token is None:
+            raise Unauthorized("seating a bot needs the table creator's token or a seat token")
+        creator_of = creator_game_of(token)
+        if creator_of is None:
+            seat = await self.seat_of(game_id, token, required=True)
+            assert seat is not None
+            player = (await state_of()).players[seat]
+            if player is None or not player.person_present:
+                raise Forbidden("you left this table: seating bots is for the people at it")
+            return
+        await self.verify_creator(game_id, token)
+
+    async def verify_creator(self, game_id: str, token: str) -> None:
+        """401 unless ``token`` is ``game_id``'s creator token (403: another game's)."""
+        creator_of = creator_game_of(token)
+        if creator_of is None:
+            raise Unauthorized("this needs the table's creator token (createGame's answer)")
+        if creator_of != game_id:
+            raise Forbidden("this token is for another game")
+        if not matches(token, await self._store.seat_token_hash(game_id, CREATOR)):
+            raise Unauthorized("unknown creator token")
 
     async def verify(self, claim: TokenClaim, token: str) -> None:
         """401 unless ``token`` is the one stored for the seat it claims, now."""

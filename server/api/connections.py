@@ -14,6 +14,10 @@ HTTP protocol here (uvicorn's httptools protocol, subclassed) adds, per worker p
   idle sockets can never lock anyone out; only when every one is busy is the newcomer refused
   (429 ``too_many_connections`` for an address, 503 ``busy`` in all, with ``Retry-After``).
 
+These refusals, and the 400 for a request that is not HTTP (uvicorn's own answer was plain
+text), are problems like every other answer, with the security headers of every answer
+(``server.api.edge``): they are written here, before any ASGI layer could add them.
+
 :func:`uvicorn_options` gives uvicorn this protocol and the other settings of the edge: the
 keep-alive timeout, and ``X-Forwarded-For`` believed from the trusted proxies only (the client
 is the rightmost address not among them; uvicorn's ``*`` would take the leftmost, which the
@@ -33,6 +37,7 @@ from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from server.api.edge import RAW_ANSWER_HEADERS
 from server.settings import Settings
 
 MAX_HEADER_BYTES = 65_536
@@ -140,6 +145,11 @@ class GuardedProtocol(HttpToolsProtocol):
                 return
         super().data_received(data)
 
+    def send_400_response(self, msg: str) -> None:
+        """A request that does not parse as HTTP: a problem, as any other refusal."""
+        del msg  # uvicorn's text; the problem has its own
+        self._refuse(400, "invalid_request")
+
     def on_message_begin(self) -> None:
         super().on_message_begin()
         self.idle_since = None
@@ -184,24 +194,27 @@ class GuardedProtocol(HttpToolsProtocol):
             "code": code,
             "detail": _DETAILS[status],
         }
-        retry = "" if status == 431 else "retry-after: 1\r\n"
+        retry = "retry-after: 1\r\n" if status in (429, 503) else ""
         if retry:
             problem["retry_after"] = 1
         body = json.dumps(problem).encode()
         head = (
             f"HTTP/1.1 {status} {_REASONS[status]}\r\ncontent-type: application/problem+json\r\n"
-            f"{retry}connection: close\r\ncontent-length: {len(body)}\r\n\r\n"
+            f"{retry}{_SECURITY_HEADERS}connection: close\r\ncontent-length: {len(body)}\r\n\r\n"
         )
         self.transport.write(head.encode() + body)
         self.transport.close()
 
 
+_SECURITY_HEADERS = "".join(f"{k.decode()}: {v.decode()}\r\n" for k, v in RAW_ANSWER_HEADERS)
 _REASONS = {
+    400: "Bad Request",
     429: "Too Many Requests",
     431: "Request Header Fields Too Large",
     503: "Service Unavailable",
 }
 _DETAILS = {
+    400: "the request is not valid HTTP/1.1",
     429: "too many open connections from this address; close idle ones and retry",
     431: f"the request's headers take more than {MAX_HEADER_BYTES} bytes",
     503: "too many open connections; retry shortly",

@@ -20,7 +20,6 @@ from domain import (
     Play,
     PlayerCommand,
     Resign,
-    RuleViolation,
     RunPack,
     SeatCommand,
     Stand,
@@ -39,8 +38,6 @@ from server.api.docs import (
     with_links,
 )
 from server.api.models import (
-    REPLAY_FORMAT,
-    REPLAY_FORMAT_VERSION,
     AbortCommand,
     AddBot,
     BegCommand,
@@ -48,13 +45,11 @@ from server.api.models import (
     CommandAccepted,
     CommandBody,
     CreateGame,
-    EventEnvelope,
     EventPage,
     GameRef,
     GiveOneCommand,
     LeaveCommand,
     PlayCommand,
-    Replay,
     ResignCommand,
     RunPackCommand,
     SeatGranted,
@@ -63,10 +58,17 @@ from server.api.models import (
     TakeSeat,
 )
 from server.codec import decode_event, redact_bytes
-from server.errors import Forbidden, GameNotFinished, GameNotFound, SeatMismatch
+from server.errors import (
+    Forbidden,
+    GameNotFinished,
+    GameNotFound,
+    SeatMismatch,
+    Unauthorized,
+)
 from server.lobby import GamePage, Status
-from server.ops.archive import read_archived
-from server.rematch import open_rematch
+from server.rematch import open_rematch, rematch_made
+from server.replay.archive import read_archived
+from server.replay.format import EventEnvelope, Replay, replay_of_log
 
 GameId = Annotated[str, Parameter(pattern=r"^[A-Za-z0-9_-]{1,64}$", description="The game's id")]
 SeatPath = Annotated[int, Parameter(ge=0, le=3, description="Seat 0..3, counterclockwise")]
@@ -117,6 +119,9 @@ After = Annotated[
 SEAT_REQUIRED: list[dict[str, list[str]]] = [{"seatToken": []}]
 SEAT_OPTIONAL: list[dict[str, list[str]]] = [{"seatToken": []}, {}]
 """Reads work without a token too (as a spectator); with one, as that seat."""
+CREATOR_REQUIRED: list[dict[str, list[str]]] = [{"creatorToken": []}]
+HOST_REQUIRED: list[dict[str, list[str]]] = [{"creatorToken": []}, {"seatToken": []}]
+"""The table's creator, or a person seated at it."""
 
 _SIMPLE_COMMANDS: dict[type[Any], type[Stand | Beg | GiveOne | RunPack | SeatCommand]] = {
     StandCommand: Stand,
@@ -169,12 +174,11 @@ class GamesController(Controller):
         summary="Create a game",
         description="A table with the given rule options. Seats given a bot kind are filled "
         "at once; with four bots the game is played out before this returns. A table waiting "
-        "for players is closed at its ``expires_at`` (see the view). Creation keys "
-        "(``Idempotency-Key``) are shared by all clients: the key names the game, so anyone "
-        "sending the same key and body gets the same table (``duplicate: true``). That is "
-        "safe: a creation hands out no secret (seats are taken separately, each with its own "
-        "token) and a table's id is public in the lobby anyway. Use a random key (a UUID) so "
-        "that no one else's creation matches yours.",
+        "for players is closed at its ``expires_at`` (see the view). The answer holds the "
+        "table's ``creator_token``, once: it seats bots (addBot) and closes the table before "
+        "its first card (abortTable). Creation keys (``Idempotency-Key``) name the game: the "
+        "same key and body get the same table (``duplicate: true``) and the same creator "
+        "token, so the key works as a secret: use a random one (a UUID).",
         status_code=201,
         responses=problems(
             "invalid_request",
@@ -182,6 +186,7 @@ class GamesController(Controller):
             "payload_too_large",
             "unsupported_media_type",
             "target_too_high",
+            "clock_too_short",
             "rate_limited",
             "quota_exceeded",
             "unavailable",
@@ -203,7 +208,7 @@ class GamesController(Controller):
             partial(ctx.service.create_game, data.rules, data.bots, idempotency_key),
             made_already,
         )
-        return GameRef(result.game_id, result.version, result.duplicate)
+        return GameRef(result.game_id, result.version, result.duplicate, result.creator_token)
 
     @get(
         "/",
@@ -299,6 +304,7 @@ class GamesController(Controller):
             "seat_taken",
             "seat_reserved",
             "name_taken",
+            "invalid_name",
             "game_over",
             "no_game",
             "idempotency_key_reused",
@@ -359,6 +365,7 @@ class GamesController(Controller):
             "payload_too_large",
             "unsupported_media_type",
             "rate_limited",
+            "quota_exceeded",
             "unavailable",
             "busy",
         ),
@@ -367,17 +374,28 @@ class GamesController(Controller):
         self, request: Request[Any, Any, Any], game_id: GameId, ctx: NamedDependency[AppContext]
     ) -> GameRef:
         await ctx.auth.seat_of(game_id, token_of(request), required=True)
-        result = await open_rematch(ctx.service, game_id)
+        # A rematch is a new table like any other: it counts against the same quota (only
+        # the request that makes it; the others find it made).
+        result = await ctx.limiter.within_table_quota(
+            request,
+            partial(open_rematch, ctx.service, game_id),
+            partial(rematch_made, ctx.service, game_id),
+        )
         return GameRef(result.game_id, result.version, result.duplicate)
 
     @post(
         "/{game_id:str}/seats/{seat:int}/bot",
         operation_id="addBot",
         operation_class=with_links(**CREATED_LINKS),
+        security=HOST_REQUIRED,
         summary="Seat a bot in an open seat",
+        description="Only the table's creator (its ``creator_token``) or a person seated at "
+        "it (their seat token) may: a stranger cannot fill a table made for friends.",
         status_code=201,
         responses=problems(
             "invalid_request",
+            "unauthorized",
+            "forbidden",
             "not_found",
             "seat_taken",
             "seat_reserved",
@@ -391,12 +409,48 @@ class GamesController(Controller):
     )
     async def add_bot(
         self,
+        request: Request[Any, Any, Any],
         game_id: GameId,
         seat: SeatPath,
         data: JSONBody[AddBot],
         ctx: NamedDependency[AppContext],
     ) -> GameRef:
+        await ctx.auth.require_host(game_id, token_of(request), partial(ctx.service.state, game_id))
         result = await ctx.service.add_bot(game_id, seat, data.kind)
+        return GameRef(result.game_id, result.version)
+
+    @post(
+        "/{game_id:str}/abort",
+        operation_id="abortTable",
+        operation_class=DocumentedOperation,
+        security=CREATOR_REQUIRED,
+        summary="Close a table before its first card, as its creator",
+        description="The table's creator (its ``creator_token``), seated or not, closes it "
+        "(``GameAborted`` with ``seat`` null): before the first card of the game only (409 "
+        "``too_late_to_abort`` after). A seated person aborts with the ``abort`` command.",
+        status_code=200,
+        responses=problems(
+            "invalid_request",
+            "unauthorized",
+            "forbidden",
+            "not_found",
+            "too_late_to_abort",
+            "game_over",
+            "payload_too_large",
+            "unsupported_media_type",
+            "rate_limited",
+            "unavailable",
+            "busy",
+        ),
+    )
+    async def abort_table(
+        self, request: Request[Any, Any, Any], game_id: GameId, ctx: NamedDependency[AppContext]
+    ) -> GameRef:
+        token = token_of(request)
+        if token is None:
+            raise Unauthorized("closing a table needs its creator token")
+        await ctx.auth.verify_creator(game_id, token)
+        result = await ctx.service.abort_table(game_id, token)
         return GameRef(result.game_id, result.version)
 
     @post(
@@ -455,28 +509,34 @@ class GamesController(Controller):
                 result = await ctx.service.play(
                     game_id,
                     command,
-                    # Keys are the client's: two seats may well both count 1, 2, 3...
+                    # Keys are the client's: two seats may well both count 1, 2, 3... (and
+                    # the service scopes them to the token that holds the seat).
                     command_id=None if idempotency_key is None else f"seat{seat}:{idempotency_key}",
                     expected_version=data.expected_version,
                     token=token,  # checked where the command is stored, in the same step
                 )
             outcome = "duplicate" if result.duplicate else "ok"
-        except RuleViolation as exc:
+        except (Unauthorized, Forbidden) as exc:
             outcome = exc.code
-            # A refusal may tell something about the seat's hand: only its holder hears it.
-            await ctx.auth.verify(claim, token)
             raise
         except Exception as exc:
             outcome = getattr(exc, "code", "error")
+            # Any refusal (a rule, a version conflict, a reused key) may tell something about
+            # the seat: only its holder hears it. Anyone else learns only that the token is bad.
+            await ctx.auth.verify(claim, token)
             raise
         finally:
             ctx.metrics.count_command(str(kind), outcome)
-        stored = list(result.stored)
-        if not stored:
+        if result.duplicate:
+            # What was recorded when the command was first decided: its events and the state
+            # they made, not a later one (the seat may have moved on, or changed hands).
             count = result.version - result.first_version + 1
             events = await ctx.service.read_events(game_id, result.first_version - 1, count)
             stored = [e.data for e in events]
-        state = await ctx.service.state_after(game_id, result.version)
+            state = await ctx.service.state_at(game_id, result.version)
+        else:
+            stored = list(result.stored)
+            state = await ctx.service.state_after(game_id, result.version)
         viewer = seen_by(state, seat)
         return CommandAccepted(
             game_id=game_id,
@@ -542,11 +602,5 @@ class GamesController(Controller):
         if state.seed is None:
             raise GameNotFinished("the full log is published when the game is over")
         stored = await ctx.service.read_events(game_id)
-        return Replay(
-            format=REPLAY_FORMAT,
-            format_version=REPLAY_FORMAT_VERSION,
-            game_id=game_id,
-            seed=state.seed,
-            seed_commitment=state.seed_commitment,
-            events=tuple(EventEnvelope(e.version, decode_event(e.data)) for e in stored),
-        )
+        log = ((e.version, decode_event(e.data)) for e in stored)
+        return replay_of_log(game_id, state.seed, state.seed_commitment, log)

@@ -12,12 +12,19 @@ With several worker processes, each would count only its own requests, and ``/me
 show whichever worker answered the scrape. So ``allfours serve`` with ``ALLFOURS_WORKERS`` > 1
 runs prometheus_client's multiprocess mode (:func:`shared_across_workers`): every worker writes
 its samples to files in ``PROMETHEUS_MULTIPROC_DIR`` and any worker's ``/metrics`` sums them all
-(Litestar's controller reads that directory when the variable is set). Counters and histograms
+(:func:`metrics_endpoint` reads that directory when the variable is set). Counters and histograms
 keep what a dead worker had counted; gauges count live workers only (``livesum``).
+
+Who may read ``/metrics`` is a setting (``ALLFOURS_METRICS``, :func:`metrics_endpoint`): anyone
+(``public``, the default, as Prometheus exporters usually are), only a scraper that sends the
+bearer token ``ALLFOURS_METRICS_TOKEN`` (``token``: Prometheus's ``authorization`` in a scrape
+config), or nobody (``off``: no route, and requests are not counted).
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
 import shutil
 import tempfile
@@ -27,14 +34,35 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from litestar import Request, Response, get
+from litestar.handlers import HTTPRouteHandler
 from litestar.types import ASGIApp, Receive, Send
-from prometheus_client import Counter, Gauge, Histogram
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+from prometheus_client.multiprocess import MultiProcessCollector
 
-__all__ = ["APP_NAME", "MULTIPROC_ENV", "Metrics", "request_metrics", "shared_across_workers"]
+from server.api.problems import problem_response
+
+__all__ = [
+    "APP_NAME",
+    "MULTIPROC_ENV",
+    "Metrics",
+    "metrics_endpoint",
+    "request_metrics",
+    "shared_across_workers",
+]
 
 APP_NAME = "allfours"
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 _LABELS = ("method", "path", "status_code", "app_name")
+_CHALLENGE = 'Bearer realm="allfours metrics"'
 
 
 class Metrics:
@@ -142,6 +170,41 @@ def request_metrics(app: ASGIApp) -> ASGIApp:
             duration.observe(span[1])
 
     return measured
+
+
+def metrics_endpoint(token: str | None) -> HTTPRouteHandler:
+    """``GET /metrics``, the Prometheus text format: for anyone (``token`` None), else only for
+    a request whose ``Authorization`` is ``Bearer <token>``; any other gets a 401 problem."""
+    expected = None if token is None else _digest(token)
+
+    @get("/metrics", include_in_schema=False, sync_to_thread=False)
+    def metrics(request: Request[Any, Any, Any]) -> Response[Any]:
+        if expected is not None and not _bears(request, expected):
+            detail = "send the metrics token: Authorization: Bearer <token>"
+            refusal = problem_response(request, 401, "unauthorized", detail)
+            refusal.headers["WWW-Authenticate"] = _CHALLENGE  # not a seat's realm
+            return refusal
+        registry = REGISTRY
+        if MULTIPROC_ENV in os.environ:  # the workers' samples, summed (see the module)
+            registry = CollectorRegistry()
+            MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+        # (as a header: a media type would get a second charset)
+        return Response(generate_latest(registry), headers={"Content-Type": CONTENT_TYPE_LATEST})
+
+    return metrics
+
+
+def _digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode()).digest()
+
+
+def _bears(request: Request[Any, Any, Any], expected: bytes) -> bool:
+    """Whether ``request`` is authorized by the token whose digest is ``expected``. Digests of
+    equal length are compared, in constant time: the time taken tells nothing of the token,
+    not even its length."""
+    scheme, _, credentials = request.headers.get("authorization", "").partition(" ")
+    matches = hmac.compare_digest(_digest(credentials.strip()), expected)
+    return matches and scheme.lower() == "bearer"
 
 
 @contextmanager

@@ -6,26 +6,15 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from domain import Event, Rules, View
+from domain import Rules, View
 from domain.commands import CardCode
+from server.names import MAX_LENGTH
+from server.replay.format import EventEnvelope
 
 BotKind = Literal["random", "heuristic"]
 SeatNo = Annotated[int, msgspec.Meta(ge=0, le=3, description="Seat 0..3, counterclockwise")]
-_INVISIBLE = (
-    r"\x00-\x1f\x7f-\x9f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f"
-    r"\u200b-\u200f\u2028-\u202e\u2060-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb"
-)
-"""Characters that draw nothing or reorder what follows: controls, soft hyphen, zero-width
-characters and joiners, bidi controls, fillers, variation selectors, byte-order mark."""
-Name = Annotated[
-    str,
-    msgspec.Meta(
-        min_length=1,
-        max_length=40,
-        # None of them, and at least one character that is not a space: a name must show.
-        pattern=f"^[^{_INVISIBLE}]*[^{_INVISIBLE} ][^{_INVISIBLE}]*$",
-    ),
-]
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_LENGTH)]
+"""Only the length: what a name may hold is :mod:`server.names`' to say (400 ``invalid_name``)."""
 
 
 class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -47,13 +36,20 @@ class GameRef(msgspec.Struct, frozen=True):
     """The game's version after the call."""
     duplicate: bool = False
     """True when the Idempotency-Key was used before: this is the first call's game."""
+    creator_token: str | None = None
+    """createGame only: the table's creator token, shown this once (only its hash is kept;
+    a retry with the same Idempotency-Key gets it again). Send it as ``Authorization: Bearer``
+    to seat bots in the table (addBot) and to close it before its first card (abortTable).
+    Null for a rematch (its people hold its seats) and on other calls."""
 
 
 class TakeSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     name: Name
-    """The name shown for the seat: 1 to 40 characters, none of them invisible (controls,
-    zero-width or bidi characters), not blank, and not another seat's name
-    (409 ``name_taken``)."""
+    """The name shown for the seat: 1 to 40 characters that show (emoji, joiners where a
+    script or an emoji sequence needs them and combining marks are welcome; bidi controls,
+    other invisible characters, blank names, spaces at either end and towers of combining
+    marks are refused with 400 ``invalid_name``, whose detail says why), and that does not
+    look like another seat's name (409 ``name_taken``)."""
 
 
 class SeatGranted(msgspec.Struct, frozen=True):
@@ -145,13 +141,6 @@ CommandBody = (
 )
 
 
-class EventEnvelope(msgspec.Struct, frozen=True):
-    version: int
-    """Stream position, from 1: also the SSE event id."""
-    event: Event
-    """The event, redacted for the caller (see each event's schema)."""
-
-
 class CommandAccepted(msgspec.Struct, frozen=True):
     game_id: str
     """The game's id."""
@@ -175,27 +164,6 @@ class EventPage(msgspec.Struct, frozen=True):
     """Events in version order, redacted for the caller."""
     next_after: int
     """Pass as ``after`` to continue."""
-
-
-REPLAY_FORMAT: Literal["allfours-replay"] = "allfours-replay"
-REPLAY_FORMAT_VERSION = 1
-
-
-class Replay(msgspec.Struct, frozen=True):
-    """A finished game's full log: every hand, the stock and the seed (see ``verify``)."""
-
-    format: Literal["allfours-replay"]
-    """Always allfours-replay."""
-    format_version: int
-    """1: grows only by new event types and fields."""
-    game_id: str
-    """The game's id."""
-    seed: str
-    """The game's secret seed (hex), for verifying every deal."""
-    seed_commitment: str
-    """SHA-256 (hex) of the seed, as committed in GameCreated."""
-    events: tuple[EventEnvelope, ...]
-    """Every event, unredacted: each hand and the stock."""
 
 
 class Resync(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

@@ -64,8 +64,10 @@ REQUEST_CODES = (
     "too_many_streams",
     "quota_exceeded",
     "target_too_high",
+    "clock_too_short",
     "name_taken",
     "headers_too_large",
+    "invalid_name",
 )
 """Codes of problems that are not the rules': requests, auth, limits and outages."""
 
@@ -95,8 +97,10 @@ STATUS_OF: dict[str, int] = {
     "quota_exceeded": HTTP_429_TOO_MANY_REQUESTS,
     # 409, not 422: the body is valid; this server's limit for all-bot games refuses it.
     "target_too_high": HTTP_409_CONFLICT,
+    "clock_too_short": HTTP_409_CONFLICT,
     "name_taken": HTTP_409_CONFLICT,
     "headers_too_large": HTTP_431_REQUEST_HEADER_FIELDS_TOO_LARGE,
+    "invalid_name": HTTP_400_BAD_REQUEST,
 }
 """The status each problem code comes with (what ``_to_problem`` does; a test holds them to
 it), so each operation's spec can list its codes under the right status."""

@@ -16,7 +16,6 @@ are cheap (ETag/304) and streams are long-lived and capped per address on their 
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -24,6 +23,7 @@ from litestar import Request
 
 from server.api.auth import token_of
 from server.api.problems import RateLimited
+from server.clock import Clock, system_clock
 from server.errors import ServiceError, Unauthorized
 from server.service import CommandResult
 from server.store import REDIS_ERRORS, RedisEventStore
@@ -60,8 +60,15 @@ class RateLimiter:
     """At most ``limit`` writes per client per window of ``window_s`` seconds (0: no limit)."""
 
     def __init__(
-        self, store: RedisEventStore, limit: int, window_s: int, *, tables_per_hour: int = 0
+        self,
+        store: RedisEventStore,
+        limit: int,
+        window_s: int,
+        *,
+        tables_per_hour: int = 0,
+        clock: Clock = system_clock,
     ) -> None:
+        self._clock = clock
         self._limit = limit
         self._window = window_s
         self._tables_per_hour = tables_per_hour
@@ -74,7 +81,8 @@ class RateLimiter:
         """Count this request against its client; :class:`RateLimited` when over the limit."""
         if self._limit <= 0 or request.method in ("GET", "HEAD", "OPTIONS"):
             return
-        window = int(time.time()) // self._window
+        now_s = self._clock() // 1000  # read once: the window and Retry-After agree
+        window = now_s // self._window
         try:
             count = await self._count_by_token(request, window)
             if count < 0:
@@ -83,7 +91,7 @@ class RateLimiter:
         except REDIS_ERRORS as exc:
             raise store_error(exc) from exc
         if count > self._limit:
-            retry = self._window - int(time.time()) % self._window
+            retry = self._window - now_s % self._window
             raise RateLimited(max(retry, 1))
 
     async def within_table_quota(
@@ -124,7 +132,7 @@ class RateLimiter:
         or :class:`RateLimited` ``quota_exceeded`` (that request not counted)."""
         if self._tables_per_hour <= 0 or self._limit <= 0:
             return None
-        now = int(time.time())
+        now = self._clock() // 1000
         key = f"allfours:{{tq:{self._address(request)}}}:{now // 3600}"
         try:
             count = int(await self._count(keys=[key], args=[3601]))

@@ -5,6 +5,8 @@
   read as JSON all the same.
 - A game of four bots is played out, whole, by the request that creates it: its ``target``
   is capped (``ALLFOURS_MAX_BOT_TARGET``) so that one request cannot write an unbounded log.
+- A turn clock has a floor (``ALLFOURS_MIN_TURN_SECONDS``, default 10): a one-second clock
+  marks a person away before they can read their cards, a trap for whoever sits down.
 
 The hourly quota of new tables per address is counted by the creation itself
 (``GamesController.create_game``), which alone knows whether a table was made.
@@ -30,6 +32,12 @@ class TargetTooHigh(ServiceError):
     code = "target_too_high"
 
 
+class ClockTooShort(ServiceError):
+    """A new table asked for a turn clock below the configured floor."""
+
+    code = "clock_too_short"
+
+
 def check_content_type(request: Request[Any, Any, Any]) -> None:
     """415 for a request with a body that is not declared ``application/json``."""
     headers = request.headers
@@ -50,9 +58,12 @@ def is_creation(request: Request[Any, Any, Any]) -> bool:
     return getattr(request.route_handler, "operation_id", None) == "createGame"
 
 
-async def check_bot_target(request: Request[Any, Any, Any], max_bot_target: int) -> None:
-    """409 ``target_too_high`` for a game of four bots above ``max_bot_target`` (a body that
-    does not parse is left to the body's own validation)."""
+async def check_new_table(
+    request: Request[Any, Any, Any], *, max_bot_target: int, min_turn_seconds: int
+) -> None:
+    """409 ``target_too_high`` for a game of four bots above ``max_bot_target``, 409
+    ``clock_too_short`` for a clock under ``min_turn_seconds`` (a body that does not parse is
+    left to the body's own validation)."""
     try:
         wanted = msgspec.json.decode(await request.body() or b"{}", type=CreateGame)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
@@ -61,4 +72,10 @@ async def check_bot_target(request: Request[Any, Any, Any], max_bot_target: int)
         raise TargetTooHigh(
             f"a game of four bots may have a target of at most {max_bot_target}, "
             f"not {wanted.rules.target}"
+        )
+    seconds = wanted.rules.turn_seconds
+    if isinstance(seconds, int) and seconds < min_turn_seconds:
+        raise ClockTooShort(
+            f"a turn clock must give at least {min_turn_seconds} s per decision, not {seconds} "
+            "(or null for no clock)"
         )

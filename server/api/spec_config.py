@@ -57,7 +57,15 @@ def openapi_config() -> OpenAPIConfig:
                     "Reads (GET) also take it as the ``token`` query parameter, for a "
                     "browser's EventSource, which cannot set headers; writes (POST) only in "
                     "the header (a token in a POST's query is not read).",
-                )
+                ),
+                "creatorToken": SecurityScheme(
+                    type="http",
+                    scheme="bearer",
+                    description="The creator token returned once by createGame "
+                    "(``<game>.creator.<secret>``), sent as ``Authorization: Bearer <token>``: "
+                    "it seats bots in the table (addBot) and closes it before its first card "
+                    "(abortTable), whether or not its holder sits at the table.",
+                ),
             }
         ),
     )

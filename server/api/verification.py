@@ -21,7 +21,7 @@ from litestar.datastructures import CacheControlHeader
 from domain import CODES, Rules, commit, derive_deck, derive_first_dealer, seeds
 from domain.autoplay import play_game
 from server.api.docs import DocumentedOperation, problems
-from server.api.models import REPLAY_FORMAT, REPLAY_FORMAT_VERSION, EventEnvelope, Replay
+from server.replay.format import Replay, replay_of_log
 
 VECTORS_FORMAT: Literal["allfours-replay-vectors"] = "allfours-replay-vectors"
 RECIPE = "docs/REPLAY_VERIFICATION.md"
@@ -171,14 +171,7 @@ def _seed_vector(seed: str) -> SeedVector:
 def sample_replay() -> Replay:
     """A whole game of four heuristic bots, in the replay format (times are 0: no clock)."""
     _, log = play_game(_SAMPLE_SEED, bots=("heuristic",) * 4, rules=_SAMPLE_RULES)
-    return Replay(
-        format=REPLAY_FORMAT,
-        format_version=REPLAY_FORMAT_VERSION,
-        game_id="sample",
-        seed=_SAMPLE_SEED,
-        seed_commitment=commit(_SAMPLE_SEED),
-        events=tuple(EventEnvelope(v, e) for v, e in enumerate(log, start=1)),
-    )
+    return replay_of_log("sample", _SAMPLE_SEED, commit(_SAMPLE_SEED), enumerate(log, start=1))
 
 
 def _below_example(n: int, *words: int) -> BelowExample:

@@ -14,7 +14,8 @@ from pathlib import Path
 from litestar import MediaType, Response, Router, get
 from litestar.datastructures import CacheControlHeader
 from litestar.params import FromPath
-from litestar.static_files import create_static_files_router
+
+from server.api.static_files import static_files_router
 
 __all__ = ["WEB_DIR", "web_router"]
 
@@ -27,7 +28,8 @@ _POLICY = (
     "frame-ancestors 'none'; form-action 'self'"
 )
 """Content-Security-Policy of the pages: the client talks to this server only, so a stray
-third-party request (a CDN, a font) is refused by the browser instead of quietly working."""
+third-party request (a CDN, a font) is refused by the browser instead of quietly working. (The
+headers every answer has, ``nosniff`` and the others, come from ``server.api.edge``.)"""
 
 _REVALIDATE = CacheControlHeader(no_cache=True)
 """Files are not fingerprinted: browsers revalidate them (cheap, with ETags) so a new server
@@ -41,8 +43,6 @@ def _page() -> Response[bytes]:
         media_type=MediaType.HTML,
         headers={
             "Content-Security-Policy": _POLICY,
-            "Referrer-Policy": "no-referrer",
-            "X-Content-Type-Options": "nosniff",
             "Cache-Control": _REVALIDATE.to_header(),
         },
     )
@@ -68,13 +68,7 @@ web_router = Router(
     route_handlers=[
         lobby_page,
         game_page,
-        create_static_files_router(
-            path="/static",
-            directories=[WEB_DIR],
-            cache_control=_REVALIDATE,
-            include_in_schema=False,
-            name="web",
-        ),
+        static_files_router("/static", WEB_DIR, "web", cache_control=_REVALIDATE),
     ],
     include_in_schema=False,
 )

@@ -1,39 +1,27 @@
-"""Archive finished games to replay files and remove them from Redis; read archived replays.
-
-One file per game, ``<dir>/<game id>.replay.json.gz``: the game's replay exactly as
-``GET /v1/games/{id}/replay`` answered it (the same bytes once decompressed), gzip with a
-fixed header so that the same game always gives the same file.
+"""The archive job: move finished games to replay files and remove them from Redis.
 
 Safe to run beside live servers, twice, or to kill at any point:
 
-1. the file is written to a temporary name, fsynced, renamed into place and the directory
-   fsynced: a file under its final name is always whole;
-2. it is read back and checked (the same bytes, the same number of events, fair deals);
-3. only then are the game's keys deleted, by one Lua script that first checks the stream is
+1. the file is written whole and checked (:func:`server.replay.archive.write_archived`);
+2. only then are the game's keys deleted, by one Lua script that first checks the stream is
    still exactly as long as what was archived: a game that grew meanwhile (a rematch noted on
    it) is left alone and archived again, whole, next time;
-4. last, its lobby listing is removed (a run killed before this leaves a listing whose game is
+3. last, its lobby listing is removed (a run killed before this leaves a listing whose game is
    gone: the next run, or ``rebuild-lobby``, removes it).
 """
 
 from __future__ import annotations
 
-import gzip
-import os
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import msgspec
-
-from domain import verify
-from server.api.models import REPLAY_FORMAT, REPLAY_FORMAT_VERSION, EventEnvelope, Replay
+from server.clock import system_clock
 from server.lobby import Lobby
 from server.ops.games import StoredGame, game_ids, load
+from server.replay.archive import ArchiveError, archive_path, write_archived
+from server.replay.format import Replay, replay_of_log
 from server.store import REDIS_ERRORS, RedisEventStore
 from server.store.keys import cmds_key, due_key, events_key, seats_key, secret_key
-
-SUFFIX = ".replay.json.gz"
 
 _DELETE_IF_UNCHANGED = """
 -- KEYS: events, cmds, seats, secret, token-key, due-index; ARGV[1] archived length, ARGV[2] id
@@ -49,35 +37,13 @@ return 1
 def replay_of(game: StoredGame) -> Replay:
     """The replay ``GET /v1/games/{id}/replay`` serves for this finished game."""
     assert game.state.seed is not None, "only a finished game has a replay"
-    return Replay(
-        format=REPLAY_FORMAT,
-        format_version=REPLAY_FORMAT_VERSION,
-        game_id=game.game_id,
-        seed=game.state.seed,
-        seed_commitment=game.state.seed_commitment,
-        events=tuple(
-            EventEnvelope(s.version, e) for s, e in zip(game.stored, game.events, strict=True)
-        ),
+    versions = (stored.version for stored in game.stored)
+    return replay_of_log(
+        game.game_id,
+        game.state.seed,
+        game.state.seed_commitment,
+        zip(versions, game.events, strict=True),
     )
-
-
-def archive_path(directory: Path, game_id: str) -> Path:
-    return directory / f"{game_id}{SUFFIX}"
-
-
-def read_archived(directory: Path | None, game_id: str) -> Replay | None:
-    """The archived replay of ``game_id``, or None (no archive directory, or not archived)."""
-    if directory is None:
-        return None
-    try:
-        data = gzip.decompress(archive_path(directory, game_id).read_bytes())
-    except FileNotFoundError:
-        return None
-    return msgspec.json.decode(data, type=Replay)
-
-
-class ArchiveError(Exception):
-    """A written file did not read back as the game it was written from."""
 
 
 @dataclass
@@ -105,7 +71,7 @@ class Archiver:
         self._delete = store.script(_DELETE_IF_UNCHANGED)
 
     async def run(self, now_ms: int | None = None) -> ArchiveReport:
-        now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+        now_ms = system_clock() if now_ms is None else now_ms
         report = ArchiveReport()
         async for game_id in game_ids(self._store.redis):
             try:
@@ -128,11 +94,7 @@ class Archiver:
 
     async def archive(self, game: StoredGame) -> bool:
         """Write, check, then remove ``game``; False if it grew meanwhile (kept in Redis)."""
-        data = msgspec.json.encode(replay_of(game))
-        path = archive_path(self._directory, game.game_id)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        _write_atomically(path, gzip.compress(data, mtime=0))
-        _check_file(path, data, game)
+        write_archived(self._directory, replay_of(game))
         game_id = game.game_id
         keys = (
             events_key(game_id),
@@ -161,28 +123,3 @@ class Archiver:
                 await self._lobby.forget(game_id)
                 gone.append(game_id)
         return gone
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with tmp.open("wb") as out:
-        out.write(data)
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(tmp, path)
-    directory = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)
-    finally:
-        os.close(directory)
-
-
-def _check_file(path: Path, data: bytes, game: StoredGame) -> None:
-    """The file must give back ``data``, and be a whole, fair game."""
-    back = gzip.decompress(path.read_bytes())
-    if back != data:
-        raise ArchiveError(f"{path}: does not read back as written")
-    replay = msgspec.json.decode(back, type=Replay)
-    events = [envelope.event for envelope in replay.events]
-    if len(events) != len(game.stored) or not verify(events).ok:
-        raise ArchiveError(f"{path}: not the whole, fair game")

@@ -9,8 +9,7 @@ asked after that finds no seat token (401); commands retried after that find the
 
 from __future__ import annotations
 
-import time
-
+from server.clock import system_clock
 from server.ops.games import game_ids, load
 from server.store import RedisEventStore
 from server.store.keys import cmds_key, seats_key, secret_key
@@ -32,7 +31,7 @@ async def expire_finished(
     store: RedisEventStore, older_than_s: float, ttl_s: int, now_ms: int | None = None
 ) -> list[str]:
     """Set the TTLs; the ids of the games that got one now."""
-    now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+    now_ms = system_clock() if now_ms is None else now_ms
     script = store.script(_EXPIRE_IF_UNSET)
     done = []
     async for game_id in game_ids(store.redis):

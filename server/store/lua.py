@@ -15,8 +15,9 @@ The script also keeps the game's entry in the due-index (a sorted set of game id
 time at which time alone next changes the game: a turn deadline or a table's expiry; see
 :mod:`server.deadlines`), in the same atomic call as the events, so no crash between the two
 can lose a deadline. And it can check a seat token's hash against the stored one before
-writing, so a command is only ever stored with the token that holds the seat *now* (not one a
-process cached before the seat changed hands, or before Redis was restored from a backup).
+anything else, so a command is only ever stored with the token that holds the seat *now* (not
+one a process cached before the seat changed hands, or before Redis was restored from a
+backup), and a duplicate's recorded outcome is only ever answered to that holder.
 
 The script also PUBLISHes the new version on the game's doorbell channel
 (:func:`~server.store.keys.bell_channel`), last, after every write: that is how every
@@ -54,6 +55,12 @@ APPEND_LUA: Final = """
 -- ARGV[9] seat whose token must match ('' = no check), ARGV[10] that token's hash,
 -- ARGV[11] the command id itself, looked up only (records of versions before digests),
 -- ARGV[12..n] event bytes
+local version = redis.call('XLEN', KEYS[1])
+-- The token first: no answer, a recorded one included, goes to a request that did not prove
+-- the seat it acts for, as it is held now.
+if ARGV[9] ~= '' and redis.call('HGET', KEYS[3], ARGV[9]) ~= ARGV[10] then
+  return {3, version, 0}
+end
 local cmd = ARGV[2]
 if cmd ~= '' then
   local seen = redis.call('HGET', KEYS[2], cmd) or redis.call('HGET', KEYS[2], ARGV[11])
@@ -61,10 +68,6 @@ if cmd ~= '' then
     local last, first, print = string.match(seen, '^(%d+):(%d+):?(.*)$')
     return {2, tonumber(last), tonumber(first), print}
   end
-end
-local version = redis.call('XLEN', KEYS[1])
-if ARGV[9] ~= '' and redis.call('HGET', KEYS[3], ARGV[9]) ~= ARGV[10] then
-  return {3, version, 0}
 end
 if version ~= tonumber(ARGV[1]) then
   return {1, version, 0}

@@ -52,10 +52,10 @@ class EventStore(Protocol):
         events: Sequence[bytes],
         command_id: str | None = None,
         *,
-        seat_token: tuple[int, str] | None = None,
+        seat_token: tuple[int | str, str] | None = None,
         fingerprint: str = "",
         due: DueUpdate = None,
-        required_token: tuple[int, str] | None = None,
+        required_token: tuple[int | str, str] | None = None,
     ) -> AppendResult: ...
 
     async def read(
@@ -68,7 +68,7 @@ class EventStore(Protocol):
 
     async def recorded_command(self, game_id: str, command_id: str) -> AppendResult | None: ...
 
-    async def seat_token_hash(self, game_id: str, seat: int) -> str | None: ...
+    async def seat_token_hash(self, game_id: str, seat: int | str) -> str | None: ...
 
     async def put_secret(self, game_id: str, secret: str, *, name: str = "secret") -> str: ...
 

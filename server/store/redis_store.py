@@ -192,10 +192,10 @@ class RedisEventStore:
         events: Sequence[bytes],
         command_id: str | None = None,
         *,
-        seat_token: tuple[int, str] | None = None,
+        seat_token: tuple[int | str, str] | None = None,
         fingerprint: str = "",
         due: DueUpdate = None,
-        required_token: tuple[int, str] | None = None,
+        required_token: tuple[int | str, str] | None = None,
     ) -> AppendResult:
         """Append ``events`` as versions ``expected_version + 1 ...``, all or nothing.
 
@@ -320,8 +320,9 @@ class RedisEventStore:
         """Record that the store held ``version`` events (used by the hub's deliveries)."""
         self._watermarks.note(game_id, version)
 
-    async def seat_token_hash(self, game_id: str, seat: int) -> str | None:
-        """The stored hash of ``seat``'s token (None: seat not taken by a person)."""
+    async def seat_token_hash(self, game_id: str, seat: int | str) -> str | None:
+        """The stored hash of ``seat``'s token (None: seat not taken by a person), or of the
+        creator's token with ``seat`` = ``"creator"``."""
         validate_game_id(game_id)
         try:
             raw: Any = await self._command("HGET", seats_key(game_id), str(seat))

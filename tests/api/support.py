@@ -63,9 +63,11 @@ SERVER_ENV = {
     "ALLFOURS_ACCESS_LOG": "false",
     "ALLFOURS_LOG_LEVEL": "warning",
     "ALLFOURS_SHUTDOWN_GRACE_S": "2",
+    "ALLFOURS_TAKEOVER_GRACE_S": "0",
 }
-"""What every test server runs with unless a test says otherwise: no rate limit, and
-heartbeats often enough that a silent stream is noticed within a read timeout."""
+"""What every test server runs with unless a test says otherwise: no rate limit, heartbeats
+often enough that a silent stream is noticed within a read timeout, and an away seat that may
+be taken over at once (the grace has tests of its own, on a server with the default)."""
 
 
 @dataclass

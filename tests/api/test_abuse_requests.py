@@ -65,7 +65,8 @@ async def test_invisible_characters_in_a_name_are_refused(
 ) -> None:
     game = await create_game(client, [None, None, None, None])
     response = await client.post(f"/v1/games/{game['game_id']}/seats/0", json={"name": name})
-    problem_of(response, 400, "invalid_request")
+    problem = problem_of(response, 400, "invalid_name")
+    assert problem["detail"].startswith("a name may "), problem
 
 
 async def test_a_copy_of_another_seats_name_is_refused(client: httpx.AsyncClient) -> None:

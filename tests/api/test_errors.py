@@ -190,12 +190,17 @@ async def test_replay_before_the_end_is_not_published(client: httpx.AsyncClient)
 
 
 async def test_seat_taken_and_full_table(client: httpx.AsyncClient) -> None:
-    game = (await create_game(client, [None, None, None, None]))["game_id"]
+    created = await create_game(client, [None, None, None, None])
+    game = created["game_id"]
     await take_seat(client, game, 0, "ann")
     response = await client.post(f"/v1/games/{game}/seats/0", json={"name": "bob"})
     problem_of(response, 409, "seat_taken")
     problem_of(
-        await client.post(f"/v1/games/{game}/seats/0/bot", json={"kind": "random"}),
+        await client.post(
+            f"/v1/games/{game}/seats/0/bot",
+            json={"kind": "random"},
+            headers=bearer(created["creator_token"]),
+        ),
         409,
         "seat_taken",
     )
@@ -215,10 +220,12 @@ async def test_not_found(client: httpx.AsyncClient) -> None:
         ("GET", f"/v1/games/{missing}/replay", None),
         ("GET", f"/v1/games/{missing}/stream", None),
         ("POST", f"/v1/games/{missing}/seats/0", {"name": "ann"}),
-        ("POST", f"/v1/games/{missing}/seats/0/bot", {"kind": "random"}),
         ("GET", "/v1/nothing/here", None),
     ):
         problem_of(await client.request(method, path, json=body), 404, "not_found")
+    # Seating a bot proves who asks first: nobody can, for a game that does not exist.
+    seating = await client.post(f"/v1/games/{missing}/seats/0/bot", json={"kind": "random"})
+    problem_of(seating, 401, "unauthorized")
 
 
 async def test_invalid_requests(client: httpx.AsyncClient) -> None:

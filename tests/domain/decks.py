@@ -145,6 +145,7 @@ class Game:
         rules: Rules | None = None,
         first_dealer: int = 0,
         seed: str = SEED,
+        takeover_grace_ms: int = 0,
     ) -> None:
         self.seed = seed
         self.state = State()
@@ -152,7 +153,10 @@ class Game:
         self.referee = Referee()
         self.do(
             CreateGame(
-                rules=rules or Rules(), seed_commitment=commit(seed), first_dealer=first_dealer
+                rules=rules or Rules(),
+                seed_commitment=commit(seed),
+                first_dealer=first_dealer,
+                takeover_grace_ms=takeover_grace_ms,
             )
         )
         for seat in range(4):

@@ -105,6 +105,8 @@ class Referee:
         self.timed_out: int | None = None
         self.first_card = False
         self.expires_at: int | None = None
+        self.takeover_grace = 0
+        """RULES.md: an away seat may be taken over this long after its person went away."""
         self.rematch = False
         self._new_deal()
 
@@ -198,6 +200,7 @@ class Referee:
         else:
             check(len(self.seated) == 4, "stepping away is for a game in progress")
         person["away"] = True
+        person["away_at"] = e.at
 
     def _SeatBack(self, e: SeatBack) -> None:
         person = self._person(e.seat)
@@ -217,6 +220,8 @@ class Referee:
         check(e.seat in self.persons, "only a person's seat is taken over")
         old = self.persons[e.seat]
         check(bool(old["left"] or old["away"]), "only a seat left or away is taken over")
+        if not old["left"]:
+            check(e.at >= int(old["away_at"]) + self.takeover_grace, "taken within the grace")
         self.persons[e.seat] = {"away": False, "left": False, "timeouts": 0}
 
     def _GameAborted(self, e: GameAborted) -> None:
@@ -224,9 +229,8 @@ class Referee:
             check(self.hand_no == 0, "only a table waiting for players expires")
             check(self.expires_at is not None and e.at >= self.expires_at, "expired early")
         else:
-            check(e.seat is not None, "an abort names its seat")
-            assert e.seat is not None
-            self._person(e.seat)
+            if e.seat is not None:  # else the table's creator closed it
+                self._person(e.seat)
             check(not self.first_card, "abort only before the first card of the game")
         self.ended = True
         self.expect = {"SeedRevealed"}
@@ -239,6 +243,7 @@ class Referee:
     def _GameCreated(self, e: GameCreated) -> None:
         self.created = True
         self.expires_at = e.expires_at
+        self.takeover_grace = e.takeover_grace_ms
         self.rules = e.rules
         self.dealer = e.first_dealer
         check(0 <= e.first_dealer <= 3, "the first dealer is a seat")

@@ -16,6 +16,7 @@ from domain import (
     AWAY_AFTER_TIMEOUTS,
     DEFAULT_TURN_SECONDS,
     Abort,
+    AbortTable,
     ComeBack,
     CreateGame,
     Deal,
@@ -235,6 +236,42 @@ def test_an_away_seat_may_be_taken_over():
     game = dealt_game()
     game.do(StepAway(seat=0), at=T0 + 1)
     assert of_type(game.do(Join(seat=0, name="new"), at=T0 + 2), PlayerReplaced)
+
+
+def test_an_away_seat_is_its_persons_for_the_grace_and_they_may_come_back():
+    grace = 60_000
+    game = Game(takeover_grace_ms=grace)
+    game.do(Deal(deck=tuple(build_deck(0))), at=T0)
+    game.do(StepAway(seat=0), at=T0 + 1)
+    assert view(game.state, None).seats[0].takeover_at == T0 + 1 + grace
+    assert view(game.state, None).seats[1].takeover_at is None  # a person playing it
+    game.refuse(Join(seat=0, name="watcher"), "seat_taken", at=T0 + grace)
+    game.do(ComeBack(seat=0), at=T0 + grace)  # in time: the seat is still theirs
+    assert view(game.state, None).seats[0].takeover_at is None
+    game.do(StepAway(seat=0), at=T0 + grace + 1)
+    game.refuse(Join(seat=0, name="watcher"), "seat_taken", at=T0 + 2 * grace)
+    assert of_type(game.do(Join(seat=0, name="watcher"), at=T0 + 2 * grace + 1), PlayerReplaced)
+
+
+def test_a_left_seat_may_be_taken_over_at_once_whatever_the_grace():
+    game = Game(takeover_grace_ms=60_000)
+    game.do(Deal(deck=tuple(build_deck(0))), at=T0)
+    game.do(Leave(seat=2), at=T0 + 1)
+    assert view(game.state, None).seats[2].takeover_at == 0
+    assert of_type(game.do(Join(seat=2, name="dee"), at=T0 + 2), PlayerReplaced)
+
+
+def test_the_creator_closes_a_table_before_the_first_card_only():
+    created = decide(State(), CreateGame(Rules(), commit(SEED), 0), at=T0)
+    waiting = fold(created)  # nobody seated yet: the creator may close it all the same
+    assert decide(waiting, AbortTable(), at=T0 + 1) == [GameAborted(at=T0 + 1, reason="aborted")]
+    game = dealt_game()
+    assert game.do(AbortTable(), at=T0 + 1) == [GameAborted(at=T0 + 1, reason="aborted")]
+    game.refuse(AbortTable(), "game_over")
+    game = dealt_game()
+    game.do(Stand(seat=1), at=T0 + 1)
+    game.do(legal_actions(game.state, 1)[0], at=T0 + 2)
+    game.refuse(AbortTable(), "too_late_to_abort")
 
 
 def test_resigning_ends_the_game_for_the_other_team_and_the_seed_follows():

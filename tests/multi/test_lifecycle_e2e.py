@@ -27,7 +27,11 @@ from support import (
 
 from domain import GameAborted, GameEnded, RematchCreated, SeatAway, TurnTimedOut
 
-SHORT = {"ALLFOURS_TABLE_EXPIRY_S": "2", "ALLFOURS_SWEEP_INTERVAL_S": "0.1"}
+SHORT = {
+    "ALLFOURS_TABLE_EXPIRY_S": "2",
+    "ALLFOURS_SWEEP_INTERVAL_S": "0.1",
+    "ALLFOURS_MIN_TURN_SECONDS": "1",  # one-second clocks: the timeouts come within the test
+}
 
 
 @pytest.fixture(scope="module")

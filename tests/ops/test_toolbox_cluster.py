@@ -12,8 +12,9 @@ import pytest
 from support import ServerProcess, create_game, start_server
 
 from server.lobby import Lobby
-from server.ops.archive import Archiver, read_archived
+from server.ops.archive import Archiver
 from server.ops.games import game_ids, load
+from server.replay.archive import read_archived
 from server.store import connect_store
 from server.store.keys import events_key, secret_key
 

@@ -63,8 +63,9 @@ export function takeSeat(id, seat, name, token) {
   return request("POST", `${game(id)}/seats/${seat}`, { body: { name }, token });
 }
 
-export function addBot(id, seat, kind = "heuristic") {
-  return request("POST", `${game(id)}/seats/${seat}/bot`, { body: { kind } });
+/** Seats a bot: `token` is the table's creator token or the seat token of a person at it. */
+export function addBot(id, seat, token, kind = "heuristic") {
+  return request("POST", `${game(id)}/seats/${seat}/bot`, { body: { kind }, token });
 }
 
 export function getView(id, token) {

@@ -4,7 +4,7 @@
 import * as api from "./api.js";
 import { h, redrawer } from "./dom.js";
 import { renderLists, renderStart } from "./lobby.js";
-import { keepName, keepSeat, playerName, seatOf } from "./seats.js";
+import { keepCreator, keepName, keepSeat, playerName, seatOf } from "./seats.js";
 
 const REFRESH_MS = 4000;
 const STATUSES = ["open", "in_progress", "finished"];
@@ -51,6 +51,7 @@ export function mountLobby(root, { navigate }) {
         const who = name();
         if (!who) return;
         const created = await api.createGame({ rules: {}, bots: [null, "heuristic", "heuristic", "heuristic"] });
+        keepCreator(created.game_id, created.creator_token);
         await sit(created.game_id, 0, who);
       }),
     create: (form) =>
@@ -60,6 +61,7 @@ export function mountLobby(root, { navigate }) {
         const who = mine >= 0 ? name() : "";
         if (mine >= 0 && !who) return;
         const created = await api.createGame({ rules: rulesOf(form), bots: choices.map((c) => (c === "heuristic" || c === "random" ? c : null)) });
+        keepCreator(created.game_id, created.creator_token);
         if (mine >= 0) await sit(created.game_id, mine, who);
         else navigate(`/table/${encodeURIComponent(created.game_id)}`);
       }),

@@ -225,7 +225,8 @@ function seatOffers(state, view, seat, handlers) {
     "div",
     { class: "offers" },
     mine ? null : h("button", { type: "button", class: "small primary", "data-key": `sit-${seat}`, onclick: () => handlers.takeSeat(seat) }, "Sit here"),
-    h("button", { type: "button", class: "small", "data-key": `bot-${seat}`, onclick: () => handlers.addBot(seat) }, "Add a bot"),
+    // Only the table's creator or a person at it may seat bots (the server refuses others).
+    handlers.mayAddBots() ? h("button", { type: "button", class: "small", "data-key": `bot-${seat}`, onclick: () => handlers.addBot(seat) }, "Add a bot") : null,
   );
 }
 

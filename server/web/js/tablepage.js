@@ -6,7 +6,7 @@ import * as api from "./api.js";
 import { announce, redrawer } from "./dom.js";
 import { apply, freshLines, initial, isBusy } from "./state.js";
 import { clockText, orderedActions, renderTable } from "./table.js";
-import { forgetSeat, keepSeat, playerName, seatOf } from "./seats.js";
+import { creatorOf, forgetSeat, keepSeat, playerName, seatOf } from "./seats.js";
 
 const SNAPSHOT_WAIT_MS = 150;
 
@@ -32,6 +32,7 @@ export function mountTable(root, gameId, { navigate, askName }) {
     lifecycle,
     takeSeat,
     addBot,
+    mayAddBots: () => botToken() !== null,
     rematch,
   };
   const draw = redrawer(root, () => renderTable(state, handlers));
@@ -187,9 +188,14 @@ export function mountTable(root, gameId, { navigate, askName }) {
     }
   }
 
+  /** The token that may seat bots here: this browser's seat's, else the table's creator's. */
+  function botToken() {
+    return held?.token || creatorOf(gameId);
+  }
+
   async function addBot(seat) {
     try {
-      await api.addBot(gameId, seat);
+      await api.addBot(gameId, seat, botToken());
     } catch (error) {
       dispatch({ kind: "error", error: error.detail });
     }
