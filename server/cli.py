@@ -11,7 +11,7 @@ second server on it exits at once with status 1); a redis-server left running th
 server is stopped before a new one starts; the embedded Redis is restarted when it crashes, and
 if it cannot be within ``ALLFOURS_REDIS_DOWN_LIMIT_S`` the server stops with status 1, for its
 process manager to restart. With ``ALLFOURS_WORKERS`` > 1 this process only supervises: a worker
-that dies is replaced, and metrics are summed over the workers (:mod:`server.api.metrics`).
+that dies is replaced, and metrics are summed over the workers (:mod:`server.api.edge.metrics`).
 
 A bad setting is reported on one line that names it, with exit status 2.
 """
@@ -32,8 +32,8 @@ from typing import Any
 import msgspec
 import uvicorn
 
-from server.api.logs import configure_logging
-from server.api.metrics import shared_across_workers
+from server.api.edge.logs import configure_logging
+from server.api.edge.metrics import shared_across_workers
 from server.ops import cli as ops
 from server.settings import Settings, SettingsError, check, from_env
 
@@ -57,7 +57,7 @@ class _GracefulServer(uvicorn.Server):
 
 def _uvicorn_config(settings: Settings) -> uvicorn.Config:
     from server.api.app import create_app
-    from server.api.connections import uvicorn_options
+    from server.api.edge.connections import uvicorn_options
 
     return uvicorn.Config(
         create_app(settings),

@@ -20,21 +20,24 @@ from litestar.utils.scope.state import ScopeState
 
 from server.api.auth import SeatAuth
 from server.api.context import AppContext
-from server.api.cors import cors_config
-from server.api.docs import StrictStructSchemaPlugin
-from server.api.docs_ui import spec_at_root
-from server.api.edge import wrap_edges
-from server.api.games import GamesController
-from server.api.health import HealthController
-from server.api.metrics import Metrics, metrics_endpoint, request_metrics
-from server.api.problems import EXCEPTION_HANDLERS
-from server.api.ratelimit import RateLimiter
-from server.api.request_guard import check_content_type, check_new_table, is_creation
-from server.api.spec_config import openapi_config
-from server.api.stream_cap import limit_streams
-from server.api.streams import StreamController
-from server.api.verification import VerificationController
-from server.api.web import web_router
+from server.api.contract.openapi import StrictStructSchemaPlugin
+from server.api.contract.problems import EXCEPTION_HANDLERS
+from server.api.edge.cors import cors_config
+from server.api.edge.layers import wrap_edges
+from server.api.edge.metrics import Metrics, metrics_endpoint, request_metrics
+from server.api.edge.rate_limit import RateLimiter
+from server.api.edge.request_guard import check_content_type, check_new_table, is_creation
+from server.api.edge.stream_cap import limit_streams
+from server.api.routes.commands import CommandsController
+from server.api.routes.docs_page import spec_at_root
+from server.api.routes.games import GamesController
+from server.api.routes.health import HealthController
+from server.api.routes.history import HistoryController
+from server.api.routes.seats import SeatsController
+from server.api.routes.streams import StreamController
+from server.api.routes.verification import VerificationController
+from server.api.routes.web import web_router
+from server.api.spec import openapi_config
 from server.clock import system_clock
 from server.deadlines import DeadlineSweeper
 from server.lobby import Lobby
@@ -180,6 +183,9 @@ def create_app(settings: Settings | None = None) -> Litestar:
     app = Litestar(
         route_handlers=[
             GamesController,
+            SeatsController,
+            CommandsController,
+            HistoryController,
             StreamController,
             HealthController,
             VerificationController,

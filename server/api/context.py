@@ -6,8 +6,8 @@ import asyncio
 from dataclasses import dataclass, field
 
 from server.api.auth import SeatAuth
-from server.api.metrics import Metrics
-from server.api.ratelimit import RateLimiter
+from server.api.edge.metrics import Metrics
+from server.api.edge.rate_limit import RateLimiter
 from server.service import GameService
 from server.settings import Settings
 from server.store import RedisEventStore, Subscription

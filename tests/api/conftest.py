@@ -49,3 +49,21 @@ async def second_client(second_server: ServerProcess) -> AsyncIterator[httpx.Asy
 @pytest.fixture
 def workdir(tmp_path: Path) -> Path:
     return tmp_path
+
+
+@pytest.fixture
+async def quota_server(redis_url: str, tmp_path: Path) -> AsyncIterator[ServerProcess]:
+    """A server with a quota of 3 tables an hour per address, addresses told apart by
+    ``X-Forwarded-For`` (from 127.0.0.1, a trusted proxy), at most 2 streams per address."""
+    process = await start_server(
+        redis_url,
+        tmp_path,
+        {
+            "ALLFOURS_TABLES_PER_HOUR": "3",
+            "ALLFOURS_RATE_LIMIT": "100000",
+            "ALLFOURS_TRUSTED_PROXIES": "127.0.0.1",
+            "ALLFOURS_MAX_STREAMS_PER_ADDRESS": "2",
+        },
+    )
+    yield process
+    assert await process.stop() == 0, process.log_tail()

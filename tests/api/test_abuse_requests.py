@@ -7,12 +7,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import httpx
 import pytest
-from support import SSE, ServerProcess, create_game, problem_of, start_server, take_seat
+from support import SSE, ServerProcess, create_game, problem_of, take_seat
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
@@ -93,22 +91,6 @@ async def test_an_all_bot_game_has_a_capped_target(client: httpx.AsyncClient) ->
     # A table people play is not capped (they play it at their own pace).
     people = await client.post("/v1/games", json={"bots": [None] * 4, "rules": {"target": 99}})
     assert people.status_code == 201, people.text
-
-
-@pytest.fixture
-async def quota_server(redis_url: str, tmp_path: Path) -> AsyncIterator[ServerProcess]:
-    process = await start_server(
-        redis_url,
-        tmp_path,
-        {
-            "ALLFOURS_TABLES_PER_HOUR": "3",
-            "ALLFOURS_RATE_LIMIT": "100000",
-            "ALLFOURS_TRUSTED_PROXIES": "127.0.0.1",
-            "ALLFOURS_MAX_STREAMS_PER_ADDRESS": "2",
-        },
-    )
-    yield process
-    assert await process.stop() == 0, process.log_tail()
 
 
 async def test_table_creations_have_an_hourly_quota_per_address(

@@ -22,7 +22,7 @@ from support import (
     take_seat,
 )
 
-from server.api.cors import EXPOSED_HEADERS
+from server.api.edge.cors import EXPOSED_HEADERS
 
 SPEC: dict[str, Any] = json.loads((ROOT / "openapi" / "openapi.json").read_text())
 ORIGIN = "http://127.0.0.1:1"  # a page's origin: never contacted, only named

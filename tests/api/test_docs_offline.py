@@ -16,7 +16,7 @@ import pytest
 from chromium import browser_page
 from support import ROOT, ServerProcess
 
-from server.api.spec_config import DOCS_PATH, SPEC_PATH
+from server.api.spec import DOCS_PATH, SPEC_PATH
 
 COMMITTED: dict[str, Any] = json.loads((ROOT / "openapi" / "openapi.json").read_text())
 

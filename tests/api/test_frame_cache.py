@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from domain import Dealt
-from server.api.streams import FrameCache, frame
+from server.api.routes.streams import FrameCache, frame
 from server.codec import encode_events, redact_bytes
 
 HANDS = (("2H",) * 6, ("3H",) * 6, ("4H",) * 6, ("5H",) * 6)

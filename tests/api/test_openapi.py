@@ -159,7 +159,7 @@ def test_seat_token_is_a_bearer_security_scheme(committed: dict[str, Any]) -> No
 def test_problem_codes_are_an_enum_covering_every_error(committed: dict[str, Any]) -> None:
     from domain import VIOLATION_CODES
     from server import errors
-    from server.api.problems import PROBLEM_CODES
+    from server.api.contract.problems import PROBLEM_CODES
 
     enum = committed["components"]["schemas"]["Problem"]["properties"]["code"]["enum"]
     assert set(enum) == set(PROBLEM_CODES)

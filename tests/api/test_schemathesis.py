@@ -68,7 +68,7 @@ assert len(ALL_CHECKS) >= 14, [check.__name__ for check in ALL_CHECKS]
 def excluded_checks(case: Case) -> list[Any]:
     """Checks switched off for an upstream bug only: none at the moment. (Litestar 2.x's
     wrong ``Allow`` on ``OPTIONS /v1/games``, litestar-org/litestar#4169, is corrected by
-    ``server.api.allow``; the test at the end of this file keeps it so.)"""
+    ``server.api.edge.allow``; the test at the end of this file keeps it so.)"""
     del case
     return []
 
@@ -155,6 +155,6 @@ def test_options_lists_every_method_of_the_games_collection(app: Litestar) -> No
     with asgi.get_client(app) as client:
         response = client.options("/v1/games")
     assert response.status_code == 204
-    # HEAD too: every GET answers it (server.api.head).
+    # HEAD too: every GET answers it (server.api.edge.head).
     methods = set(response.headers["allow"].replace(" ", "").split(","))
     assert methods == {"GET", "HEAD", "POST", "OPTIONS"}

@@ -13,7 +13,7 @@ import pytest
 from litestar import Request
 
 from domain import VIOLATION_CODES, RuleViolation
-from server.api.problems import PROBLEM_CODES, STATUS_OF, _to_problem
+from server.api.contract.problems import PROBLEM_CODES, STATUS_OF, _to_problem
 
 SPEC = json.loads((Path(__file__).parents[2] / "openapi" / "openapi.json").read_text())
 SCHEMAS: dict[str, Any] = SPEC["components"]["schemas"]

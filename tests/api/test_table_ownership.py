@@ -173,21 +173,6 @@ async def test_a_rematch_cannot_be_taken_or_blocked_by_a_public_creation(
     assert again.json()["game_id"] == rematch and again.json()["duplicate"] is True
 
 
-@pytest.fixture
-async def quota_server(redis_url: str, tmp_path: Path) -> AsyncIterator[ServerProcess]:
-    process = await start_server(
-        redis_url,
-        tmp_path,
-        {
-            "ALLFOURS_TABLES_PER_HOUR": "3",
-            "ALLFOURS_RATE_LIMIT": "100000",
-            "ALLFOURS_TRUSTED_PROXIES": "127.0.0.1",
-        },
-    )
-    yield process
-    assert await process.stop() == 0, process.log_tail()
-
-
 async def test_a_rematch_chain_counts_against_the_same_quota(quota_server: ServerProcess) -> None:
     """claim -> resign -> rematch made a fresh table each time with a fresh token: each one
     counts now, and the quota refuses the fourth table of the hour however it is made."""

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from server.api.problems import RateLimited
-from server.api.ratelimit import RateLimiter
+from server.api.contract.problems import RateLimited
+from server.api.edge.rate_limit import RateLimiter
 from server.errors import IdempotencyKeyReused
 from server.service import CommandResult
 from server.store import RedisEventStore, StoreUnavailable

@@ -117,7 +117,9 @@ async def test_real_replays_verify_and_forgeries_do_not(
     tool_or_skip("node", "the JavaScript replay verifier")
     replays = await real_replays(client)
     kinds = {name: [e["event"]["type"] for e in r["events"]] for name, r in replays.items()}
-    assert "PackRun" in kinds["bots"] or "Stood" in kinds["bots"]
+    # Every hand is stood on or begged (a random bot begs and gives one as often as not: a game
+    # of begs given one shows neither Stood nor PackRun).
+    assert {"Stood", "Begged"} & set(kinds["bots"])
     assert kinds["rematched"][-2:] == ["SeedRevealed", "RematchCreated"]
     assert "GameAborted" in kinds["aborted"] and "CardPlayed" not in kinds["aborted"]
     assert_verified(run_verifier("--replay", *replays.values(), tmp_path=tmp_path), 3)

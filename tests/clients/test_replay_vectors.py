@@ -4,7 +4,7 @@ The committed file must be what the server computes and serves, and every value 
 what ``domain.seeds`` (and, for the words, a plain HMAC) gives: so the recipe, its vectors
 and the dealing code cannot drift apart. To rewrite the file after a deliberate change:
 
-    uv run python -c "import msgspec; from server.api.verification import replay_vectors; \
+    uv run python -c "import msgspec; from server.api.routes.verification import replay_vectors; \
 print(msgspec.json.format(msgspec.json.encode(replay_vectors()), indent=1).decode())" \
 > docs/replay-vectors.json
 """
@@ -24,7 +24,7 @@ from client_support import SPEC, VECTORS
 
 from domain import CODES, Dealt, Event, commit, derive_deck, derive_first_dealer, verify
 from domain.seeds import below
-from server.api.verification import replay_vectors
+from server.api.routes.verification import replay_vectors
 
 
 @pytest.fixture(scope="module")
@@ -36,8 +36,8 @@ def vectors() -> dict[str, Any]:
 def test_committed_vectors_are_what_the_code_computes(vectors: dict[str, Any]) -> None:
     computed = json.loads(msgspec.json.encode(replay_vectors()))
     assert vectors == computed, (
-        "docs/replay-vectors.json drifted from server.api.verification: regenerate it (see this "
-        "module's docstring) and review the diff"
+        "docs/replay-vectors.json drifted from server.api.routes.verification: regenerate it "
+        "(see this module's docstring) and review the diff"
     )
 
 

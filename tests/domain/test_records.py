@@ -4,8 +4,10 @@ constructor, ``replace``, equality and repr all follow, read-only in the compile
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import itertools
 import os
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +15,8 @@ from domain import Player, State, fold
 from domain.autoplay import play_game
 from domain.compiled import PURE_ENV
 from domain.sight import BotView, bot_view
+
+GENERATOR = Path(__file__).resolve().parents[2] / "scripts" / "generate_records.py"
 
 
 def _states() -> list[State]:
@@ -84,3 +88,15 @@ def test_the_compiled_build_refuses_to_change_a_record():
             setattr(record, name, value)
         with pytest.raises(AttributeError):
             delattr(record, name)
+
+
+def test_the_states_generated_code_is_what_its_fields_say() -> None:
+    """FIELDS, __init__ and replace are written from the fields declared once in the class body
+    (``scripts/generate_records.py``): edit a field there, then run the script."""
+    spec = importlib.util.spec_from_file_location("generate_records", GENERATOR)
+    assert spec is not None and spec.loader is not None
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    source = generator.STATE.read_text()
+    assert generator.rewritten(source) == source, "run: uv run python scripts/generate_records.py"
+    assert [name for name, _, _ in generator.fields(source)] == list(State.FIELDS)

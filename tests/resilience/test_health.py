@@ -15,7 +15,7 @@ import httpx
 import pytest
 from support import ServerProcess, problem_of, start_server
 
-from server.api.health import LIVE_CHECK_EVERY_S, RedisOutage
+from server.api.routes.health import LIVE_CHECK_EVERY_S, RedisOutage
 from server.redis_server import EmbeddedRedis
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(60)]

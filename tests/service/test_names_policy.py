@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from domain import Rules
-from server.api.problems import PROBLEM_CODES, STATUS_OF
+from server.api.contract.problems import PROBLEM_CODES, STATUS_OF
 from server.lobby import Lobby
 from server.lookalike import lookalike_keys, skeleton
 from server.names import (

@@ -21,8 +21,8 @@ from local_cluster import CLUSTER_SLOTS, EmbeddedRedisCluster, slot_ranges
 from redis.asyncio.cluster import RedisCluster
 from redis_tools import redis_client
 
-from server.api.problems import RateLimited
-from server.api.ratelimit import RateLimiter
+from server.api.contract.problems import RateLimited
+from server.api.edge.rate_limit import RateLimiter
 from server.lobby import _SUMMARIES, STATUSES, _index_key
 from server.store import (
     RedisEventStore,

@@ -9,7 +9,7 @@ import re
 import httpx
 import pytest
 
-from server.api.web import WEB_DIR
+from server.api.routes.web import WEB_DIR
 
 pytestmark = pytest.mark.e2e
 

@@ -18,8 +18,8 @@ from litestar.openapi.spec import (
 )
 from msgspec import UnsetType
 
-from server.api.field_docs import field_descriptions, type_description
-from server.api.problems import PROBLEM_MEDIA_TYPE, STATUS_OF, Problem
+from server.api.contract.field_docs import field_descriptions, type_description
+from server.api.contract.problems import PROBLEM_MEDIA_TYPE, STATUS_OF, Problem
 
 if TYPE_CHECKING:
     from litestar._openapi.schema_generation import SchemaCreator
@@ -42,6 +42,19 @@ _DESCRIPTIONS = {
     503: "The event store is unreachable or the game too busy (``unavailable``, ``busy``); "
     "see ``Retry-After``",
 }
+
+
+WRITE_LIMITS: tuple[str, ...] = (
+    "payload_too_large",
+    "unsupported_media_type",
+    "rate_limited",
+    "unavailable",
+    "busy",
+)
+"""What any write may be refused with before (or instead of) its own checks: its body, the
+rate limit, and the store being away or too busy."""
+SEAT_REFUSALS: tuple[str, ...] = ("invalid_request", "unauthorized", "forbidden", "not_found")
+"""What any request naming a game and proving a token may be refused with."""
 
 
 def problems(*entries: int | str) -> dict[int, ResponseSpec]:

@@ -22,7 +22,7 @@ from typing import Any
 from litestar import Request
 
 from server.api.auth import token_of
-from server.api.problems import RateLimited
+from server.api.contract.problems import RateLimited
 from server.clock import Clock, system_clock
 from server.errors import ServiceError, Unauthorized
 from server.service import CommandResult

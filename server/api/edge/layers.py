@@ -22,9 +22,9 @@ from litestar import Litestar
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.api.allow import allow_header_fix
-from server.api.head import answer_head
-from server.api.logs import request_logging
+from server.api.edge.allow import allow_header_fix
+from server.api.edge.head import answer_head
+from server.api.edge.logs import request_logging
 
 __all__ = ["RAW_ANSWER_HEADERS", "secure_answers", "wrap_edges"]
 

@@ -22,9 +22,9 @@ from litestar import Controller, Request, Response, get
 from litestar.di import NamedDependency
 
 from server.api.context import AppContext
-from server.api.docs import DocumentedOperation, problems
-from server.api.models import Health
-from server.api.problems import problem_response
+from server.api.contract.models import Health
+from server.api.contract.openapi import DocumentedOperation, problems
+from server.api.contract.problems import problem_response
 from server.store import StoreError
 
 READY_TIMEOUT_S = 2.0

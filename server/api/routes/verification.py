@@ -20,7 +20,7 @@ from litestar.datastructures import CacheControlHeader
 
 from domain import CODES, Rules, commit, derive_deck, derive_first_dealer, seeds
 from domain.autoplay import play_game
-from server.api.docs import DocumentedOperation, problems
+from server.api.contract.openapi import DocumentedOperation, problems
 from server.replay.format import Replay, replay_of_log
 
 VECTORS_FORMAT: Literal["allfours-replay-vectors"] = "allfours-replay-vectors"

@@ -22,10 +22,11 @@ from litestar.response import Stream
 from domain import Event, PlayerReplaced, View
 from server.api.auth import token_of
 from server.api.context import AppContext
-from server.api.docs import problems, sse_operation
-from server.api.games import MAX_VERSION, SEAT_OPTIONAL, After, GameId, SeatToken, seen_by
-from server.api.models import Resync
-from server.api.stream_views import ViewFrames
+from server.api.contract.models import Resync
+from server.api.contract.openapi import problems, sse_operation
+from server.api.routes.params import MAX_VERSION, SEAT_OPTIONAL, After, GameId, SeatToken
+from server.api.routes.view_frames import ViewFrames
+from server.api.routes.viewing import seen_by
 from server.codec import decode_event, redact_bytes
 from server.store import ResyncRequired, StoreUnavailable, SubscriberLagged
 

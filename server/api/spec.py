@@ -11,9 +11,9 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme, Server
 
-from server.api.contract_text import CONTRACT
-from server.api.cors import EXPOSED_HEADERS
-from server.api.docs_ui import OfflineSwaggerUI
+from server.api.contract.contract_text import CONTRACT
+from server.api.edge.cors import EXPOSED_HEADERS
+from server.api.routes.docs_page import OfflineSwaggerUI
 
 DOCS_PATH = "/docs"
 SPEC_PATH = f"{DOCS_PATH}/openapi.json"

@@ -4,7 +4,7 @@ Litestar 2.x answers ``OPTIONS`` on a path served by two handlers (``GET /v1/gam
 ``POST /v1/games`` creates) with only one handler's method (litestar-org/litestar#4169, fixed
 in 3.x). Clients and API tooling read ``Allow`` to learn what a resource supports, so the
 header is rewritten from the routes the app really has. ``HEAD`` is listed wherever ``GET`` is,
-since every ``GET`` also answers ``HEAD`` (``server.api.head``).
+since every ``GET`` also answers ``HEAD`` (``server.api.edge.head``).
 
 This wraps the whole app, not one route: a 405 is answered before any route's middleware runs.
 """

@@ -24,10 +24,10 @@ from litestar.enums import OpenAPIMediaType
 from litestar.openapi.plugins import OpenAPIRenderPlugin
 from litestar.utils import ensure_async_callable
 
-from server.api.problems import problem_response
-from server.api.static_files import static_files_router
+from server.api.contract.problems import problem_response
+from server.api.routes.static_files import static_files_router
 
-ASSETS = Path(__file__).with_name("static")
+ASSETS = Path(__file__).resolve().parent.parent / "static"
 """The files served under ``<docs path>/assets/``."""
 _ASSETS_ROUTE = "docs_assets"
 POLICY = (

@@ -17,7 +17,7 @@ from litestar.datastructures import CacheControlHeader
 from litestar.exceptions import NotFoundException
 from litestar.static_files import create_static_files_router
 
-from server.api.problems import Problem, problem_response
+from server.api.contract.problems import Problem, problem_response
 
 __all__ = ["static_files_router"]
 

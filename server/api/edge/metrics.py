@@ -48,7 +48,7 @@ from prometheus_client import (
 )
 from prometheus_client.multiprocess import MultiProcessCollector
 
-from server.api.problems import problem_response
+from server.api.contract.problems import problem_response
 
 __all__ = [
     "APP_NAME",

@@ -20,7 +20,7 @@ import msgspec
 from litestar import Request
 from litestar.exceptions import HTTPException
 
-from server.api.models import CreateGame
+from server.api.contract.models import CreateGame
 from server.errors import ServiceError
 
 JSON_MEDIA_TYPE = "application/json"

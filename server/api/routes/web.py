@@ -15,11 +15,11 @@ from litestar import MediaType, Response, Router, get
 from litestar.datastructures import CacheControlHeader
 from litestar.params import FromPath
 
-from server.api.static_files import static_files_router
+from server.api.routes.static_files import static_files_router
 
 __all__ = ["WEB_DIR", "web_router"]
 
-WEB_DIR = Path(__file__).resolve().parent.parent / "web"
+WEB_DIR = Path(__file__).resolve().parents[2] / "web"
 """The client's files, shipped inside the ``server`` package."""
 
 _POLICY = (
@@ -29,7 +29,7 @@ _POLICY = (
 )
 """Content-Security-Policy of the pages: the client talks to this server only, so a stray
 third-party request (a CDN, a font) is refused by the browser instead of quietly working. (The
-headers every answer has, ``nosniff`` and the others, come from ``server.api.edge``.)"""
+headers every answer has, ``nosniff`` and the others, come from ``server.api.edge.layers``.)"""
 
 _REVALIDATE = CacheControlHeader(no_cache=True)
 """Files are not fingerprinted: browsers revalidate them (cheap, with ETags) so a new server

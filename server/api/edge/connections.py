@@ -16,7 +16,7 @@ HTTP protocol here (uvicorn's httptools protocol, subclassed) adds, per worker p
 
 These refusals, and the 400 for a request that is not HTTP (uvicorn's own answer was plain
 text), are problems like every other answer, with the security headers of every answer
-(``server.api.edge``): they are written here, before any ASGI layer could add them.
+(``server.api.edge.layers``): they are written here, before any ASGI layer could add them.
 
 :func:`uvicorn_options` gives uvicorn this protocol and the other settings of the edge: the
 keep-alive timeout, and ``X-Forwarded-For`` believed from the trusted proxies only (the client
@@ -37,7 +37,7 @@ from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from server.api.edge import RAW_ANSWER_HEADERS
+from server.api.edge.layers import RAW_ANSWER_HEADERS
 from server.settings import Settings
 
 MAX_HEADER_BYTES = 65_536

@@ -1,8 +1,8 @@
 """Structured logs: one JSON object per line, each request's lines sharing a request id.
 
 The id comes from the caller's ``X-Request-ID`` (a load balancer's, say) or is made here, and is
-echoed in every response, 404s and 405s included (``server.api.edge`` puts this layer around the
-whole app), so a client's bug report can be matched with the server's log.
+echoed in every response, 404s and 405s included (``server.api.edge.layers`` puts this layer
+around the whole app), so a client's bug report can be matched with the server's log.
 """
 
 from __future__ import annotations

@@ -1,0 +1,61 @@
+"""Path, query and header parameters shared by the game routes, and their security
+requirements as the spec states them."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from litestar.params import HeaderParameter, Parameter, QueryParameter
+
+GameId = Annotated[str, Parameter(pattern=r"^[A-Za-z0-9_-]{1,64}$", description="The game's id")]
+SeatPath = Annotated[int, Parameter(ge=0, le=3, description="Seat 0..3, counterclockwise")]
+IdempotencyKey = Annotated[
+    str | None,
+    HeaderParameter(
+        name="Idempotency-Key",
+        required=False,
+        min_length=1,
+        max_length=200,
+        description="A client-chosen key that makes a write safe to retry. The same key with "
+        "the same body returns the first outcome (``duplicate: true``) instead of acting "
+        "twice; the same key with another body is refused (409 ``idempotency_key_reused``). "
+        "A command's keys belong to its seat (two seats may use the same keys); creation keys "
+        "are shared by every client. A refused request stores nothing, so its retry is decided "
+        "anew. Keys are kept as long as the game. After a 503 (or a lost answer) the write may "
+        "have been applied: retry with the same key to learn its outcome.",
+    ),
+]
+SeatingKey = Annotated[
+    str | None,
+    HeaderParameter(
+        name="Idempotency-Key",
+        required=False,
+        min_length=1,
+        max_length=200,
+        description="A random client-chosen key: a retry with the same key and body after a "
+        "lost answer returns the same seat token. The key works as a secret (whoever sends "
+        "it again gets the token): use a random one of at least 16 characters.",
+    ),
+]
+SeatToken = Annotated[
+    str | None,
+    QueryParameter(
+        name="token",
+        required=False,
+        description="The seat token for clients that cannot send ``Authorization: Bearer`` "
+        "(browsers' EventSource). Prefer the header.",
+    ),
+]
+MAX_VERSION = 2**53 - 1
+"""The largest version a client may name: every JSON client holds it exactly, and it stays
+well inside the store's 64-bit stream ids (a larger one made Redis refuse the read: a 503)."""
+After = Annotated[
+    int, Parameter(ge=0, le=MAX_VERSION, description="Only events after this version")
+]
+
+SEAT_REQUIRED: list[dict[str, list[str]]] = [{"seatToken": []}]
+SEAT_OPTIONAL: list[dict[str, list[str]]] = [{"seatToken": []}, {}]
+"""Reads work without a token too (as a spectator); with one, as that seat."""
+CREATOR_REQUIRED: list[dict[str, list[str]]] = [{"creatorToken": []}]
+HOST_REQUIRED: list[dict[str, list[str]]] = [{"creatorToken": []}, {"seatToken": []}]
+"""The table's creator, or a person seated at it."""

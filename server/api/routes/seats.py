@@ -1,0 +1,123 @@
+"""The seat endpoints: a person takes a seat (or takes one over, or claims a rematch seat),
+the creator or a seated person seats a bot."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from litestar import Controller, Request, post
+from litestar.di import NamedDependency
+from litestar.params import JSONBody
+
+from server.api.auth import token_of
+from server.api.context import AppContext
+from server.api.contract.models import (
+    AddBot,
+    GameRef,
+    SeatGranted,
+    TakeSeat,
+)
+from server.api.contract.openapi import (
+    CREATED_LINKS,
+    SEAT_LINKS,
+    SEAT_REFUSALS,
+    WRITE_LIMITS,
+    problems,
+    with_links,
+)
+from server.api.routes.params import HOST_REQUIRED, SEAT_OPTIONAL, GameId, SeatingKey, SeatPath
+from server.errors import (
+    Forbidden,
+)
+
+
+class SeatsController(Controller):
+    """Seats of a table: people and bots."""
+
+    path = "/v1/games"
+    tags = ("games",)
+
+    @post(
+        "/{game_id:str}/seats/{seat:int}",
+        operation_id="takeSeat",
+        operation_class=with_links(**SEAT_LINKS),
+        security=SEAT_OPTIONAL,
+        summary="Take an open seat, take over a seat left or away, or claim a rematch seat",
+        description="Returns the seat token, once: keep it. With an ``Idempotency-Key`` (use "
+        "a random one of at least 16 characters: it works as a secret), a retry after a lost "
+        "answer returns the same token (``duplicate: true``); the server keeps only the "
+        "token's hash and derives the token again from the key and a secret of the game. A "
+        "seat whose person left, or who is away, may be taken over by a new person. On a "
+        "rematch table, a seat is kept for the person who held it in the old game until the "
+        "table's ``reserved_until``: claim it by sending that old seat token as "
+        "``Authorization: Bearer``; anyone else gets 409 ``seat_reserved`` until then.",
+        status_code=201,
+        responses=problems(
+            *SEAT_REFUSALS,
+            "seat_taken",
+            "seat_reserved",
+            "name_taken",
+            "invalid_name",
+            "game_over",
+            "no_game",
+            "idempotency_key_reused",
+            *WRITE_LIMITS,
+        ),
+    )
+    async def take_seat(
+        self,
+        request: Request[Any, Any, Any],
+        game_id: GameId,
+        seat: SeatPath,
+        data: JSONBody[TakeSeat],
+        ctx: NamedDependency[AppContext],
+        idempotency_key: SeatingKey = None,
+    ) -> SeatGranted:
+        claim = await self._rematch_claim(ctx, game_id, seat, token_of(request))
+        grant = await ctx.service.take_seat(
+            game_id, seat, data.name, idempotency_key=idempotency_key, claim=claim
+        )
+        return SeatGranted(grant.game_id, grant.seat, grant.token, grant.version, grant.duplicate)
+
+    @staticmethod
+    async def _rematch_claim(ctx: AppContext, game_id: str, seat: int, old: str | None) -> bool:
+        """Whether ``old`` proves its bearer held ``seat`` in the game this table is a
+        rematch of (no token: no claim; a token that proves nothing: 401/403)."""
+        if old is None:
+            return False
+        state = await ctx.service.state(game_id)
+        if state.rematch_of is None:
+            raise Forbidden("this table is no rematch: seat tokens of other games mean nothing")
+        await ctx.auth.seat_of(state.rematch_of, old, required=True)
+        ctx.auth.claim_seat(state.rematch_of, seat, old)
+        return True
+
+    @post(
+        "/{game_id:str}/seats/{seat:int}/bot",
+        operation_id="addBot",
+        operation_class=with_links(**CREATED_LINKS),
+        security=HOST_REQUIRED,
+        summary="Seat a bot in an open seat",
+        description="Only the table's creator (its ``creator_token``) or a person seated at "
+        "it (their seat token) may: a stranger cannot fill a table made for friends.",
+        status_code=201,
+        responses=problems(
+            *SEAT_REFUSALS,
+            "seat_taken",
+            "seat_reserved",
+            "game_over",
+            *WRITE_LIMITS,
+        ),
+    )
+    async def add_bot(
+        self,
+        request: Request[Any, Any, Any],
+        game_id: GameId,
+        seat: SeatPath,
+        data: JSONBody[AddBot],
+        ctx: NamedDependency[AppContext],
+    ) -> GameRef:
+        await ctx.auth.require_host(game_id, token_of(request), partial(ctx.service.state, game_id))
+        result = await ctx.service.add_bot(game_id, seat, data.kind)
+        return GameRef(result.game_id, result.version)

@@ -1,0 +1,277 @@
+"""``GameService``: creating tables, seating people and bots, and every command, stored
+through the event store with the expected version; see the package docstring."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Sequence
+
+import msgspec
+
+from domain import (
+    BOTS,
+    AbortTable,
+    Command,
+    CreateGame,
+    Join,
+    PlayerCommand,
+    Rules,
+    RuleViolation,
+    SeatCommand,
+    State,
+    fold,
+)
+from domain.autoplay import opening_commands
+from domain.state import TAKEOVER_GRACE_MS
+from server.clock import Clock, system_clock
+from server.errors import GameNotFound, TooManyConflicts, VersionConflict
+from server.lobby import GamePage, Lobby, Status
+from server.names import check_distinct, check_name
+from server.service.game_ids import game_id_for_key, new_game_id
+from server.service.idempotency import fingerprint_of
+from server.service.issuing import TokenIssuer
+from server.service.results import CommandResult, SeatGrant
+from server.service.runner import CommandRunner
+from server.service.state_cache import Cached, StateCache, decoded
+from server.store import EventStore, StoredEvent
+from server.tokens import CREATOR, token_hash
+
+__all__ = ["GameService"]
+
+_log = logging.getLogger("allfours.service")
+
+
+class GameService:
+    """Commands in, events stored. ``clock`` (ms) is read once per command and handed to the
+    rules, so tests move time by hand. ``table_expiry_ms``: how long a new table waits for
+    players; ``rematch_hold_ms``: how long a rematch keeps old seats for their people;
+    ``takeover_grace_ms``: how long an away seat stays its person's (recorded in the game)."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        lobby: Lobby | None = None,
+        *,
+        cache_size: int = 10_000,
+        max_attempts: int = 16,
+        clock: Clock = system_clock,
+        table_expiry_ms: int | None = 3_600_000,
+        rematch_hold_ms: int = 120_000,
+        takeover_grace_ms: int = TAKEOVER_GRACE_MS,
+    ) -> None:
+        self.store = store
+        self.lobby = lobby
+        self.clock = clock
+        self._cache = StateCache(store, cache_size)
+        self._runner = CommandRunner(
+            store, self._cache, lobby, clock=clock, max_attempts=max_attempts
+        )
+        self._tokens = TokenIssuer(store)
+        self.run = self._runner.run
+        """Decide and store commands (what deals, bots and the sweeper owe a game too)."""
+        self._max_attempts = max_attempts
+        self._table_expiry_ms = table_expiry_ms
+        self._rematch_hold_ms = rematch_hold_ms
+        self._takeover_grace_ms = takeover_grace_ms
+
+    # --- reading -----------------------------------------------------------------------------
+
+    async def state(self, game_id: str) -> State:
+        """The game's current state (fast-forwarded from the store)."""
+        return (await self._cache.fresh(game_id)).state
+
+    async def state_after(self, game_id: str, version: int) -> State:
+        """The game's state at ``version`` or later: the cache when it is that far (as it is
+        right after this process stored a command), else fresh from the store."""
+        entry = self._cache.peek(game_id)
+        if entry is not None and entry.state.version >= version:
+            return entry.state
+        return await self.state(game_id)
+
+    async def state_at(self, game_id: str, version: int) -> State:
+        """The game as it was at ``version``: a duplicate is answered with the state its
+        command made, never a later one (the cache when it is exactly there, else a fold)."""
+        entry = self._cache.peek(game_id)
+        if entry is not None and entry.state.version == version:
+            return entry.state
+        return fold(decoded(await self.store.read(game_id, limit=version)))
+
+    # --- writing -----------------------------------------------------------------------------
+
+    async def create_game(
+        self,
+        rules: Rules,
+        bots: Sequence[str | None],
+        idempotency_key: str | None = None,
+        *,
+        game_id: str | None = None,
+        rematch_of: str | None = None,
+        reserved: tuple[int, ...] = (),
+        with_creator: bool = True,
+    ) -> CommandResult:
+        """Create a game; seats with a bot kind are filled at once. With all four seats bots
+        the whole game is played out before this returns. ``game_id`` names the game (a
+        rematch's id is derived from the game it follows); else it is random, or derived from
+        ``idempotency_key`` so that a retried creation names the same game.
+
+        ``with_creator``: hand out a creator token (seat bots, close the table before its
+        first card), derived from the key like a seating's, so a retry gets the same one. A
+        rematch has none: its people hold its seats."""
+        for kind in bots:
+            if kind is not None and kind not in BOTS:
+                raise ValueError(f"unknown bot kind {kind!r}")
+        if game_id is None:
+            game_id = new_game_id() if idempotency_key is None else game_id_for_key(idempotency_key)
+        # The seed is stored (and kept) before anything else: a retried creation reuses it.
+        seed = await self.store.put_secret(game_id, secrets.token_hex(32))
+        now = self.clock()
+        commands = self._opening(seed, rules, bots, now, rematch_of=rematch_of, reserved=reserved)
+        creator = None
+        if with_creator:
+            creator = await self._tokens.token_for(game_id, CREATOR, idempotency_key)
+        entry = Cached(State(), seed)
+        created = await self._runner.append_decided(
+            game_id,
+            entry,
+            commands,
+            idempotency_key,
+            None if creator is None else (CREATOR, token_hash(creator)),
+            # The fingerprint covers the whole request but the times (a retry later is still
+            # the same request): a rematch's reserved seats and origin included.
+            fingerprint_of(
+                [
+                    msgspec.structs.replace(commands[0], expires_at=None, reserved_until=None),
+                    *commands[1:],
+                ]
+            ),
+            now=now,
+        )
+        if created is None:  # the id exists without this key: a 64-bit collision, or tampering
+            raise TooManyConflicts(f"game id {game_id} is taken; retry")
+        return msgspec.structs.replace(created, creator_token=creator)
+
+    def _opening(
+        self,
+        seed: str,
+        rules: Rules,
+        bots: Sequence[str | None],
+        now: int,
+        *,
+        rematch_of: str | None,
+        reserved: tuple[int, ...],
+    ) -> list[Command]:
+        """A new table's commands: its creation (with this server's times) and its bots."""
+        names = [f"{kind} bot" if kind else "" for kind in bots]
+        opening = opening_commands(seed, rules, names, list(bots))
+        first = opening[0]
+        assert isinstance(first, CreateGame)
+        expiry = self._table_expiry_ms
+        return [
+            msgspec.structs.replace(
+                first,
+                expires_at=None if expiry is None else now + expiry,
+                rematch_of=rematch_of,
+                reserved=reserved,
+                reserved_until=now + self._rematch_hold_ms if reserved else None,
+                takeover_grace_ms=self._takeover_grace_ms,
+            ),
+            *(c for c in opening[1:] if isinstance(c, Join) and c.bot is not None),
+        ]
+
+    async def created_with(self, idempotency_key: str) -> bool:
+        """Whether a creation with this ``Idempotency-Key`` made its table already."""
+        return await self.store.exists(game_id_for_key(idempotency_key))
+
+    async def take_seat(
+        self,
+        game_id: str,
+        seat: int,
+        name: str,
+        *,
+        idempotency_key: str | None = None,
+        claim: bool = False,
+    ) -> SeatGrant:
+        """Seat a person (or take over a seat that was left or is away); returns the seat
+        token, shown this once: only its hash is kept.
+
+        With an ``idempotency_key`` the token is derived from it (HMAC with a per-game secret
+        that never leaves Redis), so a retry after a lost answer gets the same token back,
+        while the server still stores only the token's hash. ``claim``: the caller proved
+        they held this seat in the game this one is a rematch of. The name must differ from
+        every other seat's, as of the version the seating is stored at (``NameTaken``), and
+        pass the name policy (``InvalidName``), checked before anything is read or stored."""
+        check_name(name)
+        state = await self.state(game_id)
+        token = await self._tokens.token_for(game_id, seat, idempotency_key)
+        command_id = None if idempotency_key is None else f"seat{seat}:join:{idempotency_key}"
+        for _ in range(self._max_attempts):
+            check_distinct([None if p is None else p.name for p in state.players], seat, name)
+            try:
+                result = await self.run(
+                    game_id,
+                    [Join(seat, name, None, claim=claim)],
+                    command_id,
+                    state.version,  # the names checked are the names when it is stored
+                    seat_token=(seat, token_hash(token)),
+                )
+            except VersionConflict:
+                state = await self.state(game_id)
+                continue
+            return SeatGrant(game_id, seat, token, result.version, result.duplicate)
+        raise TooManyConflicts(f"game {game_id} is too busy; retry")
+
+    async def add_bot(self, game_id: str, seat: int, kind: str) -> CommandResult:
+        """Seat a bot (the caller checked that the creator or a seated person asks)."""
+        if kind not in BOTS:
+            raise ValueError(f"unknown bot kind {kind!r}")
+        return await self.run(game_id, [Join(seat, f"{kind} bot", kind)])
+
+    async def abort_table(self, game_id: str, creator_token: str) -> CommandResult:
+        """The creator closes the table before its first card; stored only if
+        ``creator_token`` is the table's (checked in the same step as the append)."""
+        return await self.run(
+            game_id, [AbortTable()], required_token=(CREATOR, token_hash(creator_token))
+        )
+
+    async def play(
+        self,
+        game_id: str,
+        command: PlayerCommand | SeatCommand,
+        *,
+        command_id: str | None = None,
+        expected_version: int | None = None,
+        token: str | None = None,
+    ) -> CommandResult:
+        """A person's command for their seat. ``token``: the seat token it came with; the
+        append is refused unless that token holds the seat when it is stored, and a
+        ``command_id`` then belongs to that token: another holder of the seat (or a forged
+        token) sending the same id is a new command, never answered with this one's outcome."""
+        entry = await self._cache.cached_or_load(game_id)
+        player = entry.state.players[command.seat]
+        if player is not None and player.left:
+            raise RuleViolation("not_a_person", "you left this seat: the bot plays it now")
+        required = None if token is None else (command.seat, token_hash(token))
+        if command_id is not None and required is not None:
+            command_id = f"{command_id}@{required[1]}"
+        return await self.run(
+            game_id, [command], command_id, expected_version, required_token=required
+        )
+
+    async def advance(self, game_id: str) -> CommandResult:
+        """Store whatever the game owes itself (deals, bot moves, seed reveal), if anything.
+        Any instance may call this at any time; racing calls never fork the game."""
+        return await self.run(game_id, [])
+
+    async def list_games(self, status: Status, cursor: str | None, limit: int) -> GamePage:
+        if self.lobby is None:
+            return GamePage((), None)
+        return await self.lobby.page(status, cursor, limit)
+
+    async def read_events(
+        self, game_id: str, after: int = 0, limit: int | None = None
+    ) -> list[StoredEvent]:
+        events = await self.store.read(game_id, after=after, limit=limit)
+        if not events and after == 0 and not await self.store.exists(game_id):
+            raise GameNotFound(f"no game {game_id!r}")
+        return events
