@@ -31,14 +31,20 @@ def due_system_command(state: State, seed: str) -> Deal | RevealSeed | None:
     return None
 
 
-def owed_command(state: State, seed: str, rng: random.Random) -> Command | None:
+def owed_command(
+    state: State, seed: str, rng: random.Random, at: int | None = None
+) -> Command | None:
     """The next command the game makes by itself, if any: a deal or the seed reveal, or the
     decision of a bot for the seat to act (a bot's seat, or a person's that is away, left, or
-    whose deadline just passed), made from that seat's view only."""
+    whose deadline just passed), made from that seat's view only. Nothing while the game is
+    paused (every person away or gone); ``at``: the time, for an away seat's pace (None: the
+    pace is not waited for)."""
+    if state.paused:
+        return None
     command = due_system_command(state, seed)
     if command is not None:
         return command
-    acting = state.bot_to_act()
+    acting = state.bot_to_act(at)
     if acting is None:
         return None
     seat, kind = acting

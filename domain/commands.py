@@ -33,6 +33,9 @@ class CreateGame(_Command, frozen=True, tag="create_game"):
     reserved: tuple[int, ...] = ()
     reserved_until: int | None = None
     takeover_grace_ms: int = 0
+    pause_when_absent: bool = False
+    away_pace_ms: int = 0
+    idle_expiry_ms: int | None = None
 
 
 class Join(_Command, frozen=True, tag="join"):

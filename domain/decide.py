@@ -154,6 +154,9 @@ def _create_game(out: _Outcome, state: State, cmd: CreateGame) -> None:
             reserved=cmd.reserved,
             reserved_until=cmd.reserved_until,
             takeover_grace_ms=cmd.takeover_grace_ms,
+            pause_when_absent=cmd.pause_when_absent,
+            away_pace_ms=cmd.away_pace_ms,
+            idle_expiry_ms=cmd.idle_expiry_ms,
         )
     )
 
@@ -291,11 +294,18 @@ def _time_out(out: _Outcome, state: State, cmd: TimeOut) -> None:
 
 
 def _expire(out: _Outcome, state: State, cmd: Expire) -> None:
+    """Close a table that waited for players past its expiry, or sat idle past its limit."""
     _require_game(state)
-    expires = state.expires_at
-    if state.phase != "seating" or expires is None or out.at < expires:
-        raise RuleViolation("not_due", "the table is not waiting past its expiry")
-    out.emit(GameAborted(reason="expired"))
+    if state.phase == "seating":
+        expires = state.expires_at
+        if expires is None or out.at < expires:
+            raise RuleViolation("not_due", "the table is not waiting past its expiry")
+        out.emit(GameAborted(reason="expired"))
+        return
+    idle = state.idle_expires_at
+    if idle is None or out.at < idle:
+        raise RuleViolation("not_due", "the table is neither waiting for players nor idle")
+    out.emit(GameAborted(reason="idle"))
 
 
 def _step_away(out: _Outcome, state: State, cmd: StepAway) -> None:

@@ -41,6 +41,16 @@ class GameCreated(_Event, frozen=True, tag="GameCreated"):
     takeover_grace_ms: int = 0
     """How long a seat whose person is away stays theirs before a newcomer may take it over
     (the view's ``takeover_at``); 0, at once, in logs written before the grace existed."""
+    pause_when_absent: bool = False
+    """The game waits (the view's ``paused``) while every person at the table is away or
+    gone: no timeout fires and no bot plays for them until one comes back or a newcomer takes
+    a seat over. False in logs written before the pause existed."""
+    away_pace_ms: int = 0
+    """How long after its turn came the bot plays an away person's seat, while others play
+    on (0: at once, as in logs written before the pace existed)."""
+    idle_expiry_ms: int | None = None
+    """A game paused, or waiting with no clock on a person, this long after it was last
+    active is closed (``GameAborted``, reason ``idle``). Null: never."""
 
 
 class PlayerJoined(_Event, frozen=True, tag="PlayerJoined"):
@@ -192,16 +202,18 @@ class GameEnded(_Event, frozen=True, tag="GameEnded"):
     """With ``resigned``: the seat whose person resigned for the team."""
 
 
-AbortReason = Literal["aborted", "expired"]
+AbortReason = Literal["aborted", "expired", "idle"]
 
 
 class GameAborted(_Event, frozen=True, tag="GameAborted"):
-    """The table closed without a winner: a seated person aborted it before the first card of
-    the game (``aborted``), or it waited for players past its ``expires_at`` (``expired``)."""
+    """The table closed without a winner: a seated person (or its creator) aborted it before
+    the first card of the game (``aborted``), it waited for players past its ``expires_at``
+    (``expired``), or nobody played for too long (``idle``: paused with everyone away, or
+    waiting with no clock, past ``GameCreated.idle_expiry_ms``)."""
 
     reason: AbortReason = "aborted"
-    """aborted: a seated person closed the table before the first card; expired: it waited for
-    players past its expires_at."""
+    """aborted: closed before the first card; expired: it waited for players past its
+    expires_at; idle: nobody played for too long."""
     seat: int | None = None
     """With ``aborted``: the seat whose person aborted; null when the table's creator closed
     it (the creator need not sit at the table)."""

@@ -74,6 +74,9 @@ def _game_created(s: State, e: GameCreated) -> State:
         reserved_until=e.reserved_until,
         turn_at=e.at,
         takeover_grace_ms=e.takeover_grace_ms,
+        pause_when_absent=e.pause_when_absent,
+        away_pace_ms=e.away_pace_ms,
+        idle_expiry_ms=e.idle_expiry_ms,
     )
 
 
@@ -86,6 +89,7 @@ def _player_joined(s: State, e: PlayerJoined) -> State:
         phase="dealing" if seated else "seating",
         hand_no=1 if seated else 0,
         deal_no=1 if seated else 0,
+        presence_at=e.at,
     )
 
 
@@ -255,14 +259,14 @@ def _seat_away(s: State, e: SeatAway) -> State:
     player = s.players[e.seat]
     assert player is not None
     away = player.replace(away=True, away_since=e.at)
-    return s.replace(version=s.version + 1, players=_with_player(s, e.seat, away))
+    return s.replace(version=s.version + 1, players=_with_player(s, e.seat, away), presence_at=e.at)
 
 
 def _seat_back(s: State, e: SeatBack) -> State:
     player = s.players[e.seat]
     assert player is not None
     back = player.replace(away=False, timeouts=0, away_since=None)
-    return s.replace(version=s.version + 1, players=_with_player(s, e.seat, back))
+    return s.replace(version=s.version + 1, players=_with_player(s, e.seat, back), presence_at=e.at)
 
 
 def _player_left(s: State, e: PlayerLeft) -> State:
@@ -270,11 +274,13 @@ def _player_left(s: State, e: PlayerLeft) -> State:
     assert player is not None
     # Before the start the seat simply opens again; after, the bot plays it to the end.
     gone = None if s.phase == "seating" else player.replace(left=True, away=False)
-    return s.replace(version=s.version + 1, players=_with_player(s, e.seat, gone))
+    return s.replace(version=s.version + 1, players=_with_player(s, e.seat, gone), presence_at=e.at)
 
 
 def _player_replaced(s: State, e: PlayerReplaced) -> State:
-    return s.replace(version=s.version + 1, players=_with_player(s, e.seat, Player(e.name)))
+    return s.replace(
+        version=s.version + 1, players=_with_player(s, e.seat, Player(e.name)), presence_at=e.at
+    )
 
 
 def _rematch_created(s: State, e: RematchCreated) -> State:

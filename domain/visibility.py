@@ -124,7 +124,7 @@ class View(msgspec.Struct, frozen=True):
     """What the viewer's person may do about their seat or the table now (step away, come
     back, leave, resign, abort); empty for a spectator."""
     end_reason: EndReason | None
-    """Why the game ended: ``target``, ``resigned``, ``aborted`` or ``expired``."""
+    """Why the game ended: ``target``, ``resigned``, ``aborted``, ``expired`` or ``idle``."""
     rematch: str | None
     """The rematch table's game id, once someone asked for one."""
     rematch_of: str | None
@@ -135,6 +135,13 @@ class View(msgspec.Struct, frozen=True):
     """Seats kept for the people of ``rematch_of`` until ``reserved_until``."""
     reserved_until: int | None
     """Milliseconds since the epoch until which the reserved seats are kept, or null."""
+    paused: bool = False
+    """The game waits for its people: every person at the table is away or gone, so no
+    timeout fires and no bot plays until one comes back or a newcomer takes a seat over (or
+    the table is closed as idle: ``idle_at``)."""
+    idle_at: int | None = None
+    """When the table will be closed as idle if nobody plays (ms since the epoch): while it is
+    paused, or waits with no clock on a person; null otherwise."""
 
 
 @lru_cache(maxsize=8192)
@@ -208,4 +215,6 @@ def view(state: State, viewer: Viewer) -> View:
         state.expires_at,
         state.reserved,
         state.reserved_until,
+        state.paused,
+        state.idle_expires_at,
     )

@@ -1,7 +1,8 @@
 """The deadline sweeper: what makes time pass in games nobody touches.
 
-Every game's next moment of "time alone changes it" (a person's turn deadline, or the expiry of
-a table still waiting for players) is kept in a due-index in Redis, written by the very append
+Every game's next moment of "time alone changes it" (a person's turn deadline, an away person's
+seat due to be played at the table's pace, an idle table's closing, or the expiry of a table
+still waiting for players) is kept in a due-index in Redis, written by the very append
 that set it (see :mod:`server.store.lua`). Every instance runs one sweeper: it reads what is
 due and asks the service to fire it. The index only suggests; the game's log decides: the
 service re-reads the game, checks the deadline really passed at that version, and appends the
@@ -17,7 +18,7 @@ import contextlib
 import logging
 from collections.abc import Callable
 
-from domain import Command, Expire, RuleViolation, TimeOut
+from domain import Command, Expire, RuleViolation, State, TimeOut
 from server.errors import ServiceError, VersionConflict
 from server.service import CommandResult, GameService
 from server.store import Due, EventStore, StoreUnavailable
@@ -36,20 +37,31 @@ async def fire_due(service: GameService, game_id: str) -> CommandResult | None:
     now = service.clock()
     state = await service.state(game_id)
     due = state.wakeup_at
-    command: Command | None = None
-    if state.phase == "seating" and state.expires_at is not None:
-        command = Expire()
-    elif state.deadline is not None and state.to_act is not None:
-        command = TimeOut(state.to_act)
-    if command is None or due is None or now < due:
+    commands = _due_commands(state)
+    if commands is None or due is None or now < due:
         await service.store.fix_due(game_id, state.version, Due(due))
         return None
     try:
         return await service.run(
-            game_id, [command], f"due:{state.version}", expected_version=state.version
+            game_id, commands, f"due:{state.version}", expected_version=state.version
         )
     except (VersionConflict, RuleViolation):
         return None  # someone moved first: the new state has its own deadline
+
+
+def _due_commands(state: State) -> list[Command] | None:
+    """What time alone does to the game once its ``wakeup_at`` comes: close a table waiting
+    for players, or an idle one; time out the person to act; or nothing but what the game
+    then owes itself (an away person's seat played at the table's pace). None: nothing."""
+    if state.phase == "seating":
+        return None if state.expires_at is None else [Expire()]
+    if state.idle_expires_at is not None:
+        return [Expire()]
+    if state.deadline is not None and state.to_act is not None:
+        return [TimeOut(state.to_act)]
+    if state.away_due_at is not None:
+        return []
+    return None
 
 
 class DeadlineSweeper:

@@ -59,6 +59,15 @@ class Settings(msgspec.Struct, frozen=True):
     """The highest ``target`` a game of four bots may have (its whole log is written at once)."""
     min_turn_seconds: Annotated[int, msgspec.Meta(ge=1)] = 10
     """The shortest turn clock a new table may ask for (409 ``clock_too_short`` below)."""
+    pause_when_absent: bool = True
+    """A new game waits while every person at its table is away or gone (no timeout fires and
+    no bot plays for them), instead of finishing without them."""
+    away_pace_s: Annotated[float, msgspec.Meta(ge=0, le=60)] = 1.5
+    """How long after its turn came the bot plays an away person's seat while others play on
+    (0: at once); recorded in each new game."""
+    idle_expiry_s: Annotated[int, msgspec.Meta(ge=0)] = 1_800
+    """A game paused (everyone away) or waiting with no clock on a person this long after its
+    last move or change of seats is closed as idle (0: never); recorded in each new game."""
     takeover_grace_s: Annotated[int, msgspec.Meta(ge=0)] = 60
     """How long a seat whose person is away stays theirs (they may come back) before a
     newcomer may take it over; recorded in each new game."""
@@ -110,6 +119,9 @@ ENV_NAMES: Mapping[str, str] = {
     "rematch_hold_s": "ALLFOURS_REMATCH_HOLD_S",
     "min_turn_seconds": "ALLFOURS_MIN_TURN_SECONDS",
     "takeover_grace_s": "ALLFOURS_TAKEOVER_GRACE_S",
+    "pause_when_absent": "ALLFOURS_PAUSE_WHEN_ABSENT",
+    "away_pace_s": "ALLFOURS_AWAY_PACE_S",
+    "idle_expiry_s": "ALLFOURS_IDLE_EXPIRY_S",
     "sweep_interval_s": "ALLFOURS_SWEEP_INTERVAL_S",
     "trusted_proxies": "ALLFOURS_TRUSTED_PROXIES",
     "max_connections_per_address": "ALLFOURS_MAX_CONNECTIONS_PER_ADDRESS",

@@ -12,10 +12,10 @@ from contextlib import asynccontextmanager
 from typing import Any, NoReturn
 
 import msgspec
-from litestar import Litestar, Request
+from litestar import Litestar, Request, Response
 from litestar.datastructures import State
 from litestar.di import Provide
-from litestar.exceptions import ValidationException
+from litestar.exceptions import NotFoundException, ValidationException
 from litestar.utils.scope.state import ScopeState
 
 from server.api.auth import SeatAuth
@@ -33,15 +33,16 @@ from server.api.routes.docs_page import spec_at_root
 from server.api.routes.games import GamesController
 from server.api.routes.health import HealthController
 from server.api.routes.history import HistoryController
+from server.api.routes.names import NamesController
 from server.api.routes.seats import SeatsController
 from server.api.routes.streams import StreamController
 from server.api.routes.verification import VerificationController
-from server.api.routes.web import web_router
+from server.api.routes.web import not_found_page, wants_a_page, web_router
 from server.api.spec import openapi_config
 from server.clock import system_clock
 from server.deadlines import DeadlineSweeper
 from server.lobby import Lobby
-from server.service import GameService
+from server.service import GameService, TableOptions
 from server.settings import Settings, from_env
 from server.store import connect_store
 
@@ -115,6 +116,14 @@ def _integral_floats_as_ints(value: Any) -> Any:
     return value
 
 
+def _not_found(request: Request[Any, Any, Any], exc: NotFoundException) -> Response[Any]:
+    """A miss: a page for a browser outside the API (the client says "page not found"), the
+    usual problem for everyone else."""
+    if wants_a_page(request):
+        return not_found_page()
+    return EXCEPTION_HANDLERS[Exception](request, exc)
+
+
 def create_app(settings: Settings | None = None) -> Litestar:
     settings = settings or from_env()
 
@@ -131,6 +140,11 @@ def create_app(settings: Settings | None = None) -> Litestar:
             table_expiry_ms=settings.table_expiry_s * 1000 if settings.table_expiry_s else None,
             rematch_hold_ms=settings.rematch_hold_s * 1000,
             takeover_grace_ms=settings.takeover_grace_s * 1000,
+            table=TableOptions(
+                pause_when_absent=settings.pause_when_absent,
+                away_pace_ms=int(settings.away_pace_s * 1000),
+                idle_expiry_ms=settings.idle_expiry_s * 1000 if settings.idle_expiry_s else None,
+            ),
         )
         sweeper = DeadlineSweeper(
             service, store, clock=system_clock, interval_s=settings.sweep_interval_s
@@ -186,6 +200,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             SeatsController,
             CommandsController,
             HistoryController,
+            NamesController,
             StreamController,
             HealthController,
             VerificationController,
@@ -195,7 +210,10 @@ def create_app(settings: Settings | None = None) -> Litestar:
         ],
         lifespan=[lifespan],
         dependencies={"ctx": Provide(_context, sync_to_thread=False)},
-        exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
+        exception_handlers={
+            **EXCEPTION_HANDLERS,  # type: ignore[dict-item]
+            NotFoundException: _not_found,
+        },
         before_request=before_request,
         plugins=[StrictStructSchemaPlugin()],
         request_max_body_size=settings.max_body_bytes,

@@ -16,13 +16,14 @@ purely), :mod:`~server.service.game_ids` (random and derived game ids) and
 """
 
 from server.service.game_ids import game_id_for_key, new_game_id, rematch_id_of
-from server.service.games import GameService
+from server.service.games import GameService, TableOptions
 from server.service.results import CommandResult, SeatGrant
 
 __all__ = [
     "CommandResult",
     "GameService",
     "SeatGrant",
+    "TableOptions",
     "game_id_for_key",
     "new_game_id",
     "rematch_id_of",

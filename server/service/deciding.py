@@ -25,10 +25,11 @@ def decide_all(state: State, commands: Sequence[Command], at: int) -> tuple[Stat
 
 
 def decide_owed(state: State, seed: str, at: int) -> tuple[State, list[Event]]:
-    """Everything the game does by itself from ``state`` until a person must act."""
+    """Everything the game does by itself from ``state`` at time ``at`` until a person must
+    act (or an away person's seat is due later, at the table's pace, or the game is paused)."""
     events: list[Event] = []
     while True:
-        command = owed_command(state, seed, _bot_rng)
+        command = owed_command(state, seed, _bot_rng, at)
         if command is None:
             return state, events
         state, produced = execute(state, command, at)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import msgspec
 
@@ -37,7 +38,19 @@ from server.service.state_cache import Cached, StateCache, decoded
 from server.store import EventStore, StoredEvent
 from server.tokens import CREATOR, token_hash
 
-__all__ = ["GameService"]
+__all__ = ["GameService", "TableOptions"]
+
+
+@dataclass(frozen=True, slots=True)
+class TableOptions:
+    """How a new table treats people who are not there, recorded in its ``GameCreated``: it
+    pauses while all are away or gone, an away seat's bot plays at ``away_pace_ms`` while
+    others play on, and a table idle for ``idle_expiry_ms`` is closed (None: never)."""
+
+    pause_when_absent: bool = True
+    away_pace_ms: int = 1_500
+    idle_expiry_ms: int | None = 1_800_000
+
 
 _log = logging.getLogger("allfours.service")
 
@@ -59,6 +72,7 @@ class GameService:
         table_expiry_ms: int | None = 3_600_000,
         rematch_hold_ms: int = 120_000,
         takeover_grace_ms: int = TAKEOVER_GRACE_MS,
+        table: TableOptions | None = None,
     ) -> None:
         self.store = store
         self.lobby = lobby
@@ -74,6 +88,7 @@ class GameService:
         self._table_expiry_ms = table_expiry_ms
         self._rematch_hold_ms = rematch_hold_ms
         self._takeover_grace_ms = takeover_grace_ms
+        self._table = table or TableOptions()
 
     # --- reading -----------------------------------------------------------------------------
 
@@ -175,6 +190,9 @@ class GameService:
                 reserved=reserved,
                 reserved_until=now + self._rematch_hold_ms if reserved else None,
                 takeover_grace_ms=self._takeover_grace_ms,
+                pause_when_absent=self._table.pause_when_absent,
+                away_pace_ms=self._table.away_pace_ms,
+                idle_expiry_ms=self._table.idle_expiry_ms,
             ),
             *(c for c in opening[1:] if isinstance(c, Join) and c.bot is not None),
         ]

@@ -146,7 +146,11 @@ class Game:
         first_dealer: int = 0,
         seed: str = SEED,
         takeover_grace_ms: int = 0,
+        bots: Sequence[str | None] = (None, None, None, None),
+        **table: Any,
     ) -> None:
+        """Four seats (``bots[seat]`` a bot kind, or None for a person); ``table``: more of
+        ``CreateGame``'s table options (``pause_when_absent``, ``away_pace_ms``...)."""
         self.seed = seed
         self.state = State()
         self.log: list[Event] = []
@@ -157,10 +161,12 @@ class Game:
                 seed_commitment=commit(seed),
                 first_dealer=first_dealer,
                 takeover_grace_ms=takeover_grace_ms,
+                **table,
             )
         )
         for seat in range(4):
-            self.do(Join(seat=seat, name=f"player {seat}"))
+            kind = bots[seat]
+            self.do(Join(seat=seat, name=f"{kind} bot" if kind else f"player {seat}", bot=kind))
         assert self.state.phase == "dealing"
 
     # --- driving --------------------------------------------------------------------------

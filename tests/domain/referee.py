@@ -81,6 +81,9 @@ LIFECYCLE = {
 TURN_EVENTS = {"Dealt", "Begged", "TrumpSet", "CardPlayed", "TrickWon"}
 """Events after which somebody new (or the trick winner again) must decide: the clock starts."""
 TIMED_OUT_AWAY_AFTER = 2
+PRESENCE_EVENTS = {"PlayerJoined", "SeatAway", "SeatBack", "PlayerLeft", "PlayerReplaced"}
+PAUSED_OUT = {"Dealt", "Stood", "Begged", "GaveOne", "PackRun", "CardPlayed", "TurnTimedOut"}
+"""What no one may do while a game is paused (every person away or gone)."""
 
 
 class Referee:
@@ -107,6 +110,11 @@ class Referee:
         self.expires_at: int | None = None
         self.takeover_grace = 0
         """RULES.md: an away seat may be taken over this long after its person went away."""
+        self.pause_when_absent = False
+        self.away_pace = 0
+        self.idle_expiry: int | None = None
+        self.presence_at = 0
+        """When who is at the table last changed: with turn_at, when it was last active."""
         self.rematch = False
         self._new_deal()
 
@@ -151,15 +159,30 @@ class Referee:
         in_progress = self.created and not self.ended
         allowed = self.expect | (LIFECYCLE if in_progress else set())
         check(name in allowed, f"event {self.index}: {name} where {self.expect} was due")
+        if name in PAUSED_OUT:
+            check(not self._paused(), f"event {self.index}: {name} while everyone is away")
         if name in ("Stood", "Begged", "GaveOne", "PackRun", "CardPlayed"):
             seat = getattr(e, "seat", -1)
             if self.timed_out is None and seat in self.persons:
                 self.persons[seat]["timeouts"] = 0  # the person decided for themselves
+                person = self.persons[seat]
+                if person["away"] and not person["left"] and self.away_pace:
+                    check(e.at >= self.turn_at + self.away_pace, "an away seat played early")
         handler = getattr(self, "_" + name)
         handler(e)
+        if name in PRESENCE_EVENTS:
+            self.presence_at = e.at
         if name in TURN_EVENTS:
             self.turn_at = e.at
             self.timed_out = None
+
+    def _paused(self) -> bool:
+        """RULES.md: with the pause rule, a game under way waits while every person at the
+        table is away or gone."""
+        if not self.pause_when_absent or not self.created or self.ended or self.hand_no == 0:
+            return False
+        people = self.persons.values()
+        return bool(people) and all(p["away"] or p["left"] for p in people)
 
     def _to_decide(self) -> int | None:
         """The seat that must decide now, or None (seating, dealing, the end)."""
@@ -225,7 +248,20 @@ class Referee:
         self.persons[e.seat] = {"away": False, "left": False, "timeouts": 0}
 
     def _GameAborted(self, e: GameAborted) -> None:
-        if e.reason == "expired":
+        if e.reason == "idle":
+            check(self.idle_expiry is not None and self.hand_no > 0, "idle needs a limit, a game")
+            assert self.idle_expiry is not None
+            to_decide = self._to_decide()
+            waiting = (
+                self.rules.turn_seconds is None
+                and to_decide in self.persons
+                and not self.persons[to_decide]["away"]
+                and not self.persons[to_decide]["left"]
+            )
+            check(self._paused() or waiting, "idle only while paused, or untimed on a person")
+            last = max(self.turn_at, self.presence_at)
+            check(e.at >= last + self.idle_expiry, "closed as idle too early")
+        elif e.reason == "expired":
             check(self.hand_no == 0, "only a table waiting for players expires")
             check(self.expires_at is not None and e.at >= self.expires_at, "expired early")
         else:
@@ -244,6 +280,9 @@ class Referee:
         self.created = True
         self.expires_at = e.expires_at
         self.takeover_grace = e.takeover_grace_ms
+        self.pause_when_absent = e.pause_when_absent
+        self.away_pace = e.away_pace_ms
+        self.idle_expiry = e.idle_expiry_ms
         self.rules = e.rules
         self.dealer = e.first_dealer
         check(0 <= e.first_dealer <= 3, "the first dealer is a seat")

@@ -17,6 +17,7 @@ from domain import (
     DEFAULT_TURN_SECONDS,
     Abort,
     AbortTable,
+    Begged,
     ComeBack,
     CreateGame,
     Deal,
@@ -38,6 +39,7 @@ from domain import (
     Stand,
     State,
     StepAway,
+    Stood,
     TimeOut,
     TurnTimedOut,
     commit,
@@ -399,3 +401,112 @@ def test_a_rematched_game_still_verifies() -> None:
     assert noted.rematch == "next"
     assert verify([*log, *events]).ok
     assert not verify([*log[:-1], *events]).ok  # the seed must still come before the note
+
+
+# --- pausing when nobody is there, an away seat's pace, idle tables --------------------------
+
+PACE = 1_500
+IDLE = 600_000
+
+
+def owed_until_a_person(game: Game, at: int) -> list[Event]:
+    """What the service stores after a command at ``at``: everything owed, until a person
+    must act (or the game waits: paused, or an away seat's pace not yet come)."""
+    produced: list[Event] = []
+    while (command := owed_command(game.state, SEED, _rng(), at)) is not None:
+        produced.extend(game.do(command, at=at))
+    return produced
+
+
+def lone_person_table(**table: object) -> Game:
+    """One person (seat 1, to stand or beg first: dealer 0) and three heuristic bots."""
+    game = Game(
+        rules=Rules(turn_seconds=30),
+        bots=("heuristic", None, "heuristic", "heuristic"),
+        pause_when_absent=True,
+        away_pace_ms=PACE,
+        idle_expiry_ms=IDLE,
+        **table,
+    )
+    game.do(Deal(deck=tuple(build_deck(0))), at=T0)
+    return game
+
+
+def test_a_lone_person_stepping_away_pauses_the_game_until_they_come_back():
+    game = lone_person_table()
+    assert game.state.to_act == 1
+    game.do(StepAway(seat=1), at=T0 + 1)
+    assert game.state.paused and view(game.state, None).paused
+    assert owed_until_a_person(game, T0 + 10 * CLOCK_MS) == []  # nothing moves, however late
+    assert game.state.deadline is None
+    assert view(game.state, 1).idle_at == T0 + 1 + IDLE == game.state.wakeup_at
+    game.refuse(TimeOut(seat=1), "not_due", at=T0 + 10 * CLOCK_MS)
+    game.do(ComeBack(seat=1), at=T0 + 60_000)
+    assert not game.state.paused and view(game.state, None).idle_at is None
+    assert game.state.deadline == T0 + CLOCK_MS  # the turn is the person's again, on the clock
+
+
+def test_two_timeouts_of_a_lone_person_pause_the_game_instead_of_finishing_it():
+    game = lone_person_table()
+    at = T0 + CLOCK_MS
+    game.do(TimeOut(seat=1), at=at)
+    owed_until_a_person(game, at)
+    while game.state.to_act != 1 or game.state.deadline is None:
+        assert game.state.phase != "ended"
+        owed_until_a_person(game, at)
+    at = game.state.deadline
+    game.do(TimeOut(seat=1), at=at)
+    assert game.state.players[1].away  # type: ignore[union-attr]
+    before = len(game.log)
+    assert owed_until_a_person(game, at + 3_600_000) == []
+    assert game.state.paused and game.state.phase != "ended" and len(game.log) == before
+
+
+def test_a_paused_table_left_alone_is_closed_as_idle():
+    game = lone_person_table()
+    game.do(StepAway(seat=1), at=T0 + 1)
+    game.refuse(Expire(), "not_due", at=T0 + IDLE)
+    events = game.do(Expire(), at=T0 + 1 + IDLE)
+    assert events == [GameAborted(at=T0 + 1 + IDLE, reason="idle")]
+    assert game.state.end_reason == "idle" and game.state.winner is None
+
+
+def test_a_newcomer_taking_the_seat_over_ends_the_pause():
+    game = lone_person_table(takeover_grace_ms=60_000)
+    game.do(StepAway(seat=1), at=T0 + 1)
+    game.do(Join(seat=1, name="newcomer"), at=T0 + 60_001)
+    assert not game.state.paused and game.state.deadline is not None
+
+
+def test_with_people_present_an_away_seat_plays_at_the_tables_pace():
+    game = Game(
+        rules=Rules(turn_seconds=30),
+        bots=(None, None, "heuristic", "heuristic"),
+        pause_when_absent=True,
+        away_pace_ms=PACE,
+        idle_expiry_ms=IDLE,
+    )
+    game.do(Deal(deck=tuple(build_deck(0))), at=T0)
+    assert game.state.to_act == 1
+    game.do(StepAway(seat=1), at=T0 + 1)
+    assert not game.state.paused  # seat 0's person is still there
+    assert game.state.away_due_at == T0 + PACE == game.state.wakeup_at
+    assert owed_until_a_person(game, T0 + PACE - 1) == []  # not at once
+    decided = owed_until_a_person(game, T0 + PACE)
+    assert decided and decided[0].at == T0 + PACE
+    assert isinstance(decided[0], Begged | Stood)
+
+
+def test_an_untimed_table_nobody_plays_is_closed_as_idle():
+    game = Game(rules=Rules(turn_seconds=None), idle_expiry_ms=IDLE)
+    game.do(Deal(deck=tuple(build_deck(0))), at=T0)
+    assert view(game.state, None).idle_at == T0 + IDLE
+    game.refuse(Expire(), "not_due", at=T0 + IDLE - 1)
+    assert game.do(Expire(), at=T0 + IDLE) == [GameAborted(at=T0 + IDLE, reason="idle")]
+
+
+def test_without_the_table_options_nothing_pauses_as_in_old_logs():
+    game = dealt_game()
+    game.do(*[StepAway(seat=s) for s in range(4)], at=T0 + 1)
+    assert not game.state.paused and game.state.idle_expires_at is None
+    assert owed_command(game.state, SEED, _rng(), T0 + 1) is not None  # the bot plays at once

@@ -25,12 +25,22 @@ from support import (
     take_seat,
 )
 
-from domain import GameAborted, GameEnded, RematchCreated, SeatAway, TurnTimedOut
+from domain import (
+    Begged,
+    CardPlayed,
+    GameAborted,
+    GameEnded,
+    RematchCreated,
+    SeatAway,
+    Stood,
+    TurnTimedOut,
+)
 
 SHORT = {
     "ALLFOURS_TABLE_EXPIRY_S": "2",
     "ALLFOURS_SWEEP_INTERVAL_S": "0.1",
     "ALLFOURS_MIN_TURN_SECONDS": "1",  # one-second clocks: the timeouts come within the test
+    "ALLFOURS_IDLE_EXPIRY_S": "2",  # a table everyone left is closed within the test
 }
 
 
@@ -56,7 +66,9 @@ async def wait_for(client: httpx.AsyncClient, game_id: str, phase: str, within_s
         await asyncio.sleep(0.1)
 
 
-async def test_an_abandoned_seat_is_timed_out_then_played_to_the_end(pair: Fleet) -> None:
+async def test_an_abandoned_seat_is_timed_out_then_the_game_pauses_and_closes_as_idle(
+    pair: Fleet,
+) -> None:
     client = pair.clients[0]
     game = (
         await create_game(
@@ -66,14 +78,20 @@ async def test_an_abandoned_seat_is_timed_out_then_played_to_the_end(pair: Fleet
     await take_seat(client, game, 0, "ann")
     view = (await client.get(f"/v1/games/{game}")).json()
     assert view["to_act"] == 0 and isinstance(view["deadline"], int)
-    # ann closes her browser. Two turns time out (about a second each), then she is away and
-    # the bot plays her seat at once.
+    # ann closes her browser. Two turns time out (about a second each), then she is away: with
+    # nobody left at the table the game pauses (no bot plays her seat), and two seconds later
+    # (ALLFOURS_IDLE_EXPIRY_S) the other instance's sweeper closes it as idle.
     await wait_for(pair.clients[1], game, "ended", within_s=15)
     _, log = await replay_of(client, game)
     check_finished_log(log)
     timeouts = [e for e in log if isinstance(e, TurnTimedOut)]
     assert len(timeouts) == 2 and all(e.seat == 0 for e in timeouts)
     assert any(isinstance(e, SeatAway) and e.reason == "timed_out" for e in log)
+    away = next(i for i, e in enumerate(log) if isinstance(e, SeatAway))
+    ann_moves = [e for e in log[away:] if getattr(e, "seat", None) == 0]
+    assert not any(isinstance(e, CardPlayed | Stood | Begged) for e in ann_moves)
+    closed = next(e for e in log if isinstance(e, GameAborted))
+    assert closed.reason == "idle" and closed.at - log[away].at >= 2_000
     late = [e.at - e.deadline for e in timeouts]
     assert all(0 <= ms < 2_000 for ms in late), late  # fired within two seconds of the deadline
 

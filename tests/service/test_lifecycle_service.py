@@ -20,6 +20,7 @@ from domain import (
     Rules,
     RuleViolation,
     SeatAway,
+    StepAway,
     TurnTimedOut,
     fold,
     legal_actions,
@@ -124,30 +125,76 @@ async def test_the_due_index_follows_every_command(service: GameService, clock: 
     assert fold(await log_of(service, game)) == state
 
 
-async def test_an_abandoned_seat_is_played_by_the_bot_to_the_end(
+async def test_an_abandoned_seat_pauses_the_game_until_it_is_closed_as_idle(
     service: GameService, clock: Clock
 ) -> None:
+    """The lone person's two timeouts make them away: the game pauses (no bot plays their
+    seat, no timeout fires) instead of finishing without them, and is closed as idle once
+    nobody has played for the idle limit."""
     game = await table_with_one_person(service)
     sweeper = DeadlineSweeper(service, service.store, clock=clock)
     fired = 0
     for _ in range(50):
-        if (await service.state(game)).phase == "ended":
+        if (await service.state(game)).paused:
             break
         assert await sweeper.sweep_once() == 0  # nothing is due before the deadline
         clock.now += CLOCK_S * 1000
         fired += await sweeper.sweep_once()
-    state = await service.state(game)
-    assert state.phase == "ended" and state.seed is not None
+    paused = await service.state(game)
+    assert paused.paused and paused.phase != "ended" and fired == 2
     log = await log_of(service, game)
     timeouts = [e for e in log if isinstance(e, TurnTimedOut)]
-    assert len(timeouts) == fired == 2  # then away: the bot plays at once, never timed
     assert [e for e in log if isinstance(e, SeatAway)] == [
         SeatAway(at=timeouts[1].at, seat=0, reason="timed_out")
     ]
+    idle_at = paused.idle_expires_at
+    assert idle_at is not None and await due_score(service.store, game) == idle_at
+    clock.now = idle_at - 1
+    assert await sweeper.sweep_once() == 0 and (await service.state(game)).version == paused.version
+    clock.now = idle_at
+    assert await sweeper.sweep_once() == 1
+    state = await service.state(game)
+    assert state.phase == "ended" and state.end_reason == "idle" and state.seed is not None
+    log = await log_of(service, game)
     refereed(log)
     assert fold(log) == state
     assert verify(log).ok
     assert await due_score(service.store, game) is None
+
+
+async def test_an_away_seat_among_people_is_played_at_the_tables_pace(
+    service: GameService, clock: Clock
+) -> None:
+    """Ann steps away while Bob plays on: her seat's bot plays each of her turns 1.5 s after
+    it came (fired by the sweeper), never at once and never all her moves in one step."""
+    created = await service.create_game(
+        Rules(target=5, turn_seconds=CLOCK_S), [None, None, "heuristic", "heuristic"]
+    )
+    game = created.game_id
+    await service.take_seat(game, 0, "ann")
+    await service.take_seat(game, 1, "bob")
+    await service.play(game, StepAway(0))
+    sweeper = DeadlineSweeper(service, service.store, clock=clock)
+    paced = 0
+    for _ in range(400):
+        state = await service.state(game)
+        if state.phase == "ended":
+            break
+        assert not state.paused  # Bob is there
+        if state.to_act == 1:
+            clock.now += 100
+            await service.play(game, legal_actions(state, 1)[0])
+            continue
+        due = state.away_due_at
+        assert due is not None, state.to_act
+        clock.now = due - 1
+        assert await sweeper.sweep_once() == 0
+        clock.now = due
+        assert await sweeper.sweep_once() == 1
+        paced += 1
+    log = await log_of(service, game)
+    refereed(log)  # the referee checks every away move came at its pace, not before
+    assert paced >= 3 and (await service.state(game)).phase == "ended"
 
 
 async def test_racing_sweepers_fire_each_timeout_once(

@@ -43,6 +43,12 @@ class GameRef(msgspec.Struct, frozen=True):
     Null for a rematch (its people hold its seats) and on other calls."""
 
 
+class NameCheck(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    name: Name
+    """A name someone means to sit down with: checked against the name policy (the one
+    takeSeat applies), so that a page can refuse it before it makes a table."""
+
+
 class TakeSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     name: Name
     """The name shown for the seat: 1 to 40 characters that show (emoji, joiners where a

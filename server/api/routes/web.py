@@ -10,14 +10,15 @@ routes stay out of the OpenAPI document, and the client uses only the public ``/
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from litestar import MediaType, Response, Router, get
+from litestar import MediaType, Request, Response, Router, get
 from litestar.datastructures import CacheControlHeader
 from litestar.params import FromPath
 
 from server.api.routes.static_files import static_files_router
 
-__all__ = ["WEB_DIR", "web_router"]
+__all__ = ["WEB_DIR", "not_found_page", "wants_a_page", "web_router"]
 
 WEB_DIR = Path(__file__).resolve().parents[2] / "web"
 """The client's files, shipped inside the ``server`` package."""
@@ -36,10 +37,29 @@ _REVALIDATE = CacheControlHeader(no_cache=True)
 version is picked up at the next load."""
 
 
-def _page() -> Response[bytes]:
+_NOT_PAGES = ("/v1/", "/docs", "/static/", "/metrics", "/livez", "/readyz", "/openapi")
+"""Paths whose misses are the API's (a problem in JSON), whatever the client accepts."""
+
+
+def wants_a_page(request: Request[Any, Any, Any]) -> bool:
+    """Whether a miss should answer with a page: a browser (it accepts HTML) asking for a
+    path outside the API, the docs and the static files."""
+    if request.method not in ("GET", "HEAD"):
+        return False
+    path = request.url.path
+    return "text/html" in request.headers.get("accept", "") and not path.startswith(_NOT_PAGES)
+
+
+def not_found_page() -> Response[bytes]:
+    """The client's page with status 404: its router shows "page not found" for the URL."""
+    return _page(status_code=404)
+
+
+def _page(status_code: int = 200) -> Response[bytes]:
     # Read per request: a few KB, and an edited file shows at the next reload in development.
     return Response(
         (WEB_DIR / "index.html").read_bytes(),
+        status_code=status_code,
         media_type=MediaType.HTML,
         headers={
             "Content-Security-Policy": _POLICY,
