@@ -70,3 +70,33 @@ async def test_a_spectator_snapshot_holds_no_hand(client: httpx.AsyncClient) -> 
     async for frame in sse_frames(client, path, params={"view": "1", "after": "3"}):
         assert frame.event == "view" and json.loads(frame.data)["version"] == 3
         break
+
+
+async def test_view_each_follows_every_event_with_its_own_position(
+    client: httpx.AsyncClient,
+) -> None:
+    """``view_each``: one view after each event, at that event's version (a paced client
+    shows each moment), where ``view`` gives one per batch."""
+    game = (await create_game(client, ["random"] * 4, target=2))["game_id"]
+    path = f"/v1/games/{game}/stream"
+    pairs: list[tuple[int, int]] = []
+    event_id: int | None = None
+    async for frame in sse_frames(client, path, params={"view_each": "true"}):
+        if frame.event != "view":
+            assert event_id is None, "two events without a view between them"
+            event_id = frame.id
+            continue
+        view = json.loads(frame.data)
+        assert event_id is not None, "a view without its event"
+        pairs.append((event_id, view["version"]))
+        event_id = None
+        if view["phase"] == "ended" and view["seed"]:
+            break
+    assert all(event == version for event, version in pairs)
+    assert [v for _, v in pairs] == list(range(1, len(pairs) + 1))
+    batched = 0
+    async for frame in sse_frames(client, path, params={"view": "true"}):
+        batched += frame.event == "view"
+        if frame.event == "SeedRevealed":
+            break
+    assert batched < len(pairs)  # the batch form has fewer views than events

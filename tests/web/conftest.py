@@ -21,6 +21,7 @@ from playwright.async_api import Browser, BrowserContext, Page, async_playwright
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "api"))
 from restartable import RestartableServer
 from support import ServerProcess, start_server
+from webplay import INSTANT_PACE
 
 CHROMIUM = Path("/usr/bin/chromium")
 INSTALLER = Path(__file__).with_name("install_chromium.sh")
@@ -74,10 +75,11 @@ async def browser(chromium: Path) -> AsyncIterator[Browser]:
 
 @pytest.fixture
 async def context(browser: Browser, web_server: ServerProcess) -> AsyncIterator[BrowserContext]:
-    """A fresh browser profile (its own localStorage: one person)."""
+    """A fresh browser profile (its own localStorage: one person), at the instant pace."""
     ctx = await browser.new_context(
         base_url=web_server.url, viewport={"width": 1280, "height": 900}
     )
+    await ctx.add_init_script(INSTANT_PACE)
     ctx.set_default_timeout(15_000)
     yield ctx
     await ctx.close()

@@ -4,7 +4,6 @@ a person can step away (a bot plays the seat) and come back, or leave it to some
 
 from __future__ import annotations
 
-import asyncio
 import random
 import re
 
@@ -12,7 +11,7 @@ import httpx
 import pytest
 from playwright.async_api import Browser, Page
 from support import ServerProcess, take_seat, view_of
-from webplay import play_to_end, wait_for_table
+from webplay import INSTANT_PACE, play_to_end, seat_action, wait_for_table
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
@@ -74,26 +73,30 @@ async def ann_and_ben(page: Page, api: httpx.AsyncClient) -> str:
 async def test_stepping_away_and_coming_back(page: Page, api: httpx.AsyncClient) -> None:
     game_id = await ann_and_ben(page, api)
 
-    await page.click('[data-seat-action="step_away"]')
+    # Asked first: Cancel changes nothing.
+    await seat_action(page, "step_away", confirm=False)
+    assert (await view_of(api, game_id))["seats"][0]["away"] is False
+    await seat_action(page, "step_away")
     me = page.locator('.seat[data-seat="0"]')
     await me.locator(".badge.away").wait_for()
     assert (await view_of(api, game_id))["seats"][0]["away"] is True
     await page.click('[data-seat-action="come_back"]')
     await me.locator(".badge.away").wait_for(state="detached")
     assert (await view_of(api, game_id))["seats"][0]["away"] is False
-    await page.locator('[data-seat-action="step_away"]').wait_for()
+    await page.locator('[data-seat-action="step_away"]').wait_for(state="attached")
 
 
 async def test_leaving_a_seat_and_someone_taking_it_over(
     page: Page, browser: Browser, web_server: ServerProcess, api: httpx.AsyncClient
 ) -> None:
     game_id = await ann_and_ben(page, api)
-    page.once("dialog", lambda dialog: asyncio.ensure_future(dialog.accept()))
-    await page.click('[data-seat-action="leave"]')
+    await seat_action(page, "leave")
     await page.wait_for_function(VIEWER, arg="spectator")
     await page.locator('.seat[data-seat="0"] .badge.left').wait_for()
 
     other = await browser.new_context(base_url=web_server.url)
+
+    await other.add_init_script(INSTANT_PACE)
     cy = await other.new_page()
     await cy.goto("/")
     await cy.fill("#player-name", "Cy")

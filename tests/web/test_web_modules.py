@@ -125,10 +125,11 @@ GREYED = """async ([hand, trick, trump, legal]) => {
     seed_commitment: 'c', seed: null, deadline: null, seat_actions: [], end_reason: null,
     rematch: null };
   const root = renderTable(apply(initial('g', 0), { kind: 'view', view }),
-                           { now: () => 0 });
+                           { now: () => 0, speed: () => 'normal' });
   const cards = [...root.querySelectorAll('.hand button.card')];
   return {
-    greyed: cards.filter((b) => b.disabled && b.classList.contains('unplayable'))
+    greyed: cards.filter((b) => b.getAttribute('aria-disabled') === 'true'
+                                && b.classList.contains('unplayable'))
                  .map((b) => [b.dataset.card, b.getAttribute('aria-label')]),
     hint: root.querySelector('#rule-hint').textContent,
   };
@@ -215,33 +216,175 @@ async def test_a_redraw_keeps_the_focus_or_hands_it_on(page: Page) -> None:
     assert focused == ["card-AH", "rematch"]
 
 
-HAND_SCORED = """async ([awards, scores]) => {
+async def test_the_focus_stays_in_the_hand_after_a_play(page: Page) -> None:
+    """A card played (gone from the hand): the focus goes to the playable card nearest where
+    it was; with none playable, to the card at its place; with no card left, to the hand
+    itself, and back onto a card at the next deal."""
+    await page.goto("/")
+    seen = await page.evaluate(
+        """async () => {
+      const { h, redrawer } = await import('/static/js/dom.js');
+      const root = document.createElement('div');
+      document.body.append(root);
+      const frame = () => new Promise((done) => requestAnimationFrame(() => setTimeout(done)));
+      const card = (code, playable) => h('button', { 'data-key': `card-${code}`,
+        'data-focus-group': 'hand', class: playable ? 'playable' : '',
+        'aria-disabled': playable ? null : 'true' }, code);
+      let cards = [['2C', true], ['5S', true], ['AH', false], ['KD', true]];
+      const redraw = redrawer(root, () => h('div', { tabindex: '-1', 'data-key': 'hand',
+        'data-focus-home': 'hand' }, cards.map(([c, p]) => card(c, p))));
+      const seen = [];
+      const step = async (next) => { cards = next; redraw(); await frame();
+                                     seen.push(document.activeElement.dataset.key); };
+      redraw();
+      await frame();
+      root.querySelector('[data-key="card-5S"]').focus();
+      await step(cards);
+      await step([['2C', false], ['AH', false], ['KD', true]]);  // 5S played: KD is playable
+      await step([['2C', false], ['AH', false]]);               // none playable: same place
+      await step([]);                                          // the hand is empty
+      await step([['3H', false], ['9S', true]]);                // the next deal
+      root.remove();
+      return seen;
+    }"""
+    )
+    assert seen == ["card-5S", "card-KD", "card-AH", "hand", "card-9S"]
+
+
+HAND_SUMMARY = """async (events) => {
   const { apply, initial } = await import('/static/js/state.js');
   const { renderTable } = await import('/static/js/table.js');
   const seats = [0, 1, 2, 3].map((seat) => ({ seat, team: seat % 2, name: `P${seat}`, bot: null,
                                               cards_held: 0, away: false, left: false }));
-  const view = { version: 30, phase: 'playing', viewer: 0, to_act: 1, dealer: 3, hand_number: 1,
+  const view = { version: 1, phase: 'playing', viewer: 0, to_act: 1, dealer: 3, hand_number: 1,
     deal_number: 1, seats, rules: { target: 14, turn_seconds: null }, trump: 'D', kicks: ['4D'],
-    scores: [12, 9], trick: [], last_trick: [], tricks_played: 6, game_counts: [40, 12],
+    scores: [0, 0], trick: [], last_trick: [], tricks_played: 6, game_counts: [40, 12],
     hand: [], legal_actions: [], winner: null, seed_commitment: 'c', seed: null, deadline: null,
     seat_actions: [], end_reason: null, rematch: null };
-  const event = { type: 'HandScored', at: 0, awards, game_counts: [40, 12], scores };
-  const state = apply(apply(initial('g', 0), { kind: 'view', view }),
-                      { kind: 'event', version: 31, event });
-  return renderTable(state, { now: () => 0 }).querySelector('.game-note').textContent;
+  let state = apply(initial('g', 0), { kind: 'view', view });
+  events.forEach((event, i) => { state = apply(state, { kind: 'event', version: i + 2, event }); });
+  const scored = state.book.hands[state.book.hands.length - 1];
+  state = apply(state, { kind: 'summary', hand: scored.number });
+  const box = renderTable(state, { now: () => 0, speed: () => 'normal' })
+    .querySelector('.hand-summary');
+  return { hand: box.dataset.hand,
+           rows: [...box.querySelectorAll('.summary-points li')].map((li) =>
+             [li.dataset.kind, li.querySelector('.what').textContent,
+              li.querySelector('.who').textContent]),
+           counts: box.querySelector('.counts')?.textContent ?? null,
+           score: [...box.querySelectorAll('[data-summary-score]')].map((el) => el.textContent) };
 }"""
 
 
-async def test_a_scored_hand_keeps_the_game_counts_and_says_why_game_was_not_awarded(
+def _hand_events(awards: list[dict[str, object]], scores: list[int]) -> list[dict[str, object]]:
+    """A hand of the log: dealt twice (a redeal), two kicks (one scores), a give-one, scored."""
+    deal = {"type": "Dealt", "at": 0, "dealer": 3, "hands": [None] * 4, "stock": None}
+    return [
+        {**deal, "hand": 2, "deal": 1},
+        {"type": "Revealed", "at": 0, "card": "JH", "points": 3, "team": 1},
+        {"type": "GaveOne", "at": 0, "seat": 3, "team": 0, "points": 1},
+        {**deal, "hand": 2, "deal": 2},
+        {"type": "Revealed", "at": 0, "card": "5C", "points": 0, "team": 1},
+        {
+            "type": "HandScored",
+            "at": 0,
+            "awards": awards,
+            "game_counts": [40, 12],
+            "scores": scores,
+        },
+    ]
+
+
+async def test_the_hand_summary_lists_every_point_of_the_events_in_award_order(
     page: Page,
 ) -> None:
+    """The summary is the events': the kick and the give-one as they came, then the
+    HandScored awards in their order with their cards and teams, Game's counts, the score."""
     await page.goto("/")
     high = {"kind": "high", "team": 0, "points": 1, "card": "AD", "seat": 0}
+    hang = {"kind": "hang_jack", "team": 1, "points": 3, "card": "JD", "seat": 1}
     game = {"kind": "game", "team": 0, "points": 1}
-    awarded = await page.evaluate(HAND_SCORED, [[high, game], [14, 9]])
-    assert awarded == "Count for GameA 40 \N{MIDDLE DOT} B 12"
-    stopped = await page.evaluate(HAND_SCORED, [[high, high], [14, 9]])
-    assert stopped == "Game not awarded: target reachedA 40 \N{MIDDLE DOT} B 12"
+    shown = await page.evaluate(HAND_SUMMARY, _hand_events([high, hang, game], [3, 6]))
+    assert shown == {
+        "hand": "2",
+        "rows": [
+            ["kick", "Kick (jack of hearts)", "Team B +3"],
+            ["give_one", "Gave one", "Team A +1"],
+            ["high", "High (ace of diamonds)", "Team A +1"],
+            ["hang_jack", "Hang Jack (jack of diamonds)", "Team B +3"],
+            ["game", "Game", "Team A +1"],
+        ],
+        "counts": "Count for Game: Team A 40, Team B 12",
+        "score": ["Team A 3", "Team B 6"],
+    }
+    # Game not awarded (the target was reached first): the counts say so.
+    stopped = await page.evaluate(HAND_SUMMARY, _hand_events([high], [14, 3]))
+    assert stopped["counts"] == "Count for Game (not awarded): Team A 40, Team B 12"
+    assert [row[0] for row in stopped["rows"]] == ["kick", "give_one", "high"]
+
+
+PACER = """async () => {
+  const { createPacer, STEP_MS } = await import('/static/js/pace.js');
+  const run = (factor, steps, { urgent = () => false, offer = null, hurryAt = null } = {}) => {
+    let now = 0;
+    const timers = [];
+    const shown = [];
+    const pacer = createPacer({
+      show: (step, ms) => shown.push([step.version, step.event?.type ?? null, ms, now]),
+      idle: () => shown.push(['idle', now]),
+      factor: () => factor, urgent,
+      timers: { set: (fn, ms) => { timers.push({ at: now + ms, fn }); return timers.length; },
+                clear: (id) => { timers[id - 1].fn = null; } },
+    });
+    const tick = () => {  // the injected clock: run the next timer due
+      const next = timers.filter((t) => t.fn).sort((a, b) => a.at - b.at)[0];
+      if (!next) return false;
+      now = next.at; const fn = next.fn; next.fn = null; fn(); return true;
+    };
+    steps.forEach((type, i) => pacer.push({ version: i + 1, event: type ? { type } : null,
+                                            view: { version: i + 1 } }));
+    if (offer) pacer.offer(offer);
+    if (hurryAt !== null) { while (shown.length < hurryAt) tick(); pacer.hurry(); }
+    while (tick());
+    return shown;
+  };
+  const trick = ['CardPlayed', 'CardPlayed', 'TrickWon'];
+  return {
+    normal: run(1, trick),
+    instant: run(0, trick),
+    backlog: run(1, Array(20).fill('CardPlayed')).slice(1, 4),
+    urgent: run(1, ['CardPlayed'], { urgent: () => true }),
+    hurried: run(1, ['HandScored', 'Dealt'], { hurryAt: 1 }),
+    late: run(1, [], { offer: { version: 7 } }),
+    stale: run(1, ['CardPlayed'], { offer: { version: 1 } }),
+    base: STEP_MS,
+  };
+}"""
+
+
+async def test_the_pace_queue_spaces_steps_catches_up_and_can_be_hurried(page: Page) -> None:
+    """Steps are shown one after another, each for its type's time at the chosen speed;
+    instant (reduced motion, a hidden tab) shows them at once; a backlog goes faster; a
+    running clock of the person's shortens the waits; a dismissed summary ends its wait; a
+    command's answer is shown only when the stream does not bring its position in time."""
+    await page.goto("/")
+    r = await page.evaluate(PACER)
+    card, trick = r["base"]["CardPlayed"], r["base"]["TrickWon"]
+    # Normal: the first is shown at once for its time; the second, with one step queued
+    # behind it, a little shorter; the won trick, the last, for all of its time.
+    assert [row[:3] for row in r["normal"][:3]] == [
+        [1, "CardPlayed", card],
+        [2, "CardPlayed", round(card / (1 + 1 / 3))],
+        [3, "TrickWon", trick],
+    ]
+    assert r["normal"][1][3] == r["normal"][0][2]  # the second is shown when the first's wait ends
+    assert r["normal"][-1] == ["idle", r["normal"][2][3] + trick]
+    assert [row[2] for row in r["instant"][:3]] == [0, 0, 0]
+    assert [row[2] for row in r["backlog"]] == [0, 0, 0]  # beyond a dozen: at once
+    assert r["urgent"][0][2] == round(card * 0.3)
+    assert r["hurried"][1][:2] == [2, "Dealt"] and r["hurried"][1][3] == 0
+    assert r["late"][0] == [7, None, 0, 1500]  # the stream never brought it: shown after 1.5 s
+    assert [row[0] for row in r["stale"]] == [1, "idle"]  # an answer already shown: dropped
 
 
 FINAL_TRICK = """async (seen) => {
@@ -265,7 +408,8 @@ FINAL_TRICK = """async (seen) => {
   state = apply(state, { kind: 'event', version: ++version, event: { type: 'TrickWon', at: 0,
                          seat: 2, team: 0, cards: ['KH', 'AH', '2H', '5H'] } });
   state = apply(state, { kind: 'view', view: view(version, 2, []) });
-  const panel = renderTable(state, { now: () => 0 }).querySelector('.last-trick');
+  const panel = renderTable(state, { now: () => 0, speed: () => 'normal' })
+    .querySelector('.last-trick');
   return [panel.querySelector('h2').textContent,
           [...panel.querySelectorAll('figure [data-card]')].map((c) => c.dataset.card),
           panel.querySelector('p').textContent];

@@ -12,6 +12,7 @@ import pytest
 from playwright.async_api import Browser, Page
 from support import ServerProcess, moves_in, replay_of, view_of
 from webplay import (
+    INSTANT_PACE,
     OFFERED,
     play_to_end,
     shown_scores,
@@ -49,9 +50,10 @@ async def test_a_person_plays_a_whole_game_against_three_bots(
     assert sum(moves_in(log, seat=0).values()) == moves
     assert await shown_scores(page) == final["scores"]
     result = await page.text_content(".lifecycle .result") or ""
-    assert ("Team A wins" if final["winner"] == 0 else "Team B wins") in result
-    won, lost = final["scores"][final["winner"]], final["scores"][1 - final["winner"]]
-    assert f"{won}\N{EN DASH}\N{WORD JOINER}{lost}" in result  # the winner's score first
+    # Told to the person as theirs: "You win, 14-9" / "You lose, 9-14", their team's first.
+    assert ("You win" if final["winner"] == 0 else "You lose") in result
+    ours, theirs = final["scores"]
+    assert f"{ours}\N{EN DASH}\N{WORD JOINER}{theirs}" in result
     # The stream told the whole story: no version was skipped.
     assert (await wait_for_table(page))["gaps"] == 0
     # The page talked to this server only: its own files and the public API.
@@ -77,6 +79,7 @@ async def test_two_people_in_two_browsers_play_one_table(
     pages: list[Page] = []
     for name, seat in (("Ann", 0), ("Ben", 2)):
         context = await browser.new_context(base_url=web_server.url)
+        await context.add_init_script(INSTANT_PACE)
         context.set_default_timeout(15_000)
         page = await context.new_page()
         await page.goto("/")

@@ -10,7 +10,7 @@ import pytest
 from playwright.async_api import Browser, Page
 from restartable import RestartableServer
 from support import Knowledge, ServerProcess, bearer, command_body, replay_of, take_seat, view_of
-from webplay import card_codes_in, table_state, take_turn, wait_for_table
+from webplay import INSTANT_PACE, card_codes_in, table_state, take_turn, wait_for_table
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
@@ -31,6 +31,7 @@ async def test_a_spectator_never_sees_a_card_before_it_is_played(
     context = await browser.new_context(
         base_url=web_server.url, viewport={"width": 360, "height": 740}
     )
+    await context.add_init_script(INSTANT_PACE)
     page = await context.new_page()
     await page.goto(f"/table/{game_id}")
     assert (await wait_for_table(page))["viewer"] == "spectator"
@@ -70,6 +71,7 @@ async def test_a_reload_keeps_the_seat_and_a_restarted_server_loses_no_event(
 ) -> None:
     url = restartable_server.url
     context = await browser.new_context(base_url=url)
+    await context.add_init_script(INSTANT_PACE)
     context.set_default_timeout(15_000)
     page = await context.new_page()
     await page.goto("/")

@@ -10,6 +10,13 @@ from typing import Any
 
 from playwright.async_api import Page
 
+INSTANT_PACE = (
+    "localStorage.getItem('allfours.speed') || localStorage.setItem('allfours.speed', 'instant')"
+)
+"""An init script: the browser tests that play whole games watch the bots at the instant pace
+(as a person may choose), since they compare the page with the API move by move. The pace has
+tests of its own."""
+
 TABLE = ".table-page"
 OFFERED = (
     ".controls button[data-action]:not([disabled]), .hand button.card.playable:not([disabled])"
@@ -67,7 +74,7 @@ async def take_turn(page: Page, rng: random.Random, keyboard: bool) -> bool:
     elif choice < 9 and rng.random() < 0.7:
         await page.keyboard.press(str(choice + 1))
     else:
-        cards = page.locator(".hand button.card:not([disabled])")
+        cards = page.locator(".hand button.card.playable")
         if await cards.count() == 0:
             await page.keyboard.press("1")
         else:
@@ -104,3 +111,16 @@ def card_codes_in(text: str) -> set[str]:
     named = {RANKS[r.lower()] + SUITS[s.lower()] for r, s in CARD_NAME.findall(text)}
     coded = set(re.findall(r'data-card="([2-9TJQKA][CDHS])"', text))
     return named | coded
+
+
+async def seat_action(page: Page, action: str, *, confirm: bool | None = True) -> None:
+    """Chooses a seat action from the table's menu ("Table ▾"); ``confirm``: the answer to
+    the page's dialog (True: the action's own button, False: Cancel, None: no dialog)."""
+    await page.click('[data-key="seat-menu"]')
+    await page.click(f'[data-seat-action="{action}"]')
+    if confirm is None:
+        return
+    dialog = page.locator("dialog.dialog[open]")
+    await dialog.wait_for()
+    await dialog.locator(f'[data-dialog="{"yes" if confirm else "cancel"}"]').click()
+    await dialog.wait_for(state="detached")

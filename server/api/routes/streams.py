@@ -90,11 +90,13 @@ async def sse_frames(
     viewer: int | None,
     views: ViewFrames | None = None,
     seated_as_of: int = 0,
+    view_each: bool = False,
 ) -> AsyncIterator[bytes]:
     """The stream's frames from ``after`` on, as ``viewer`` sees them. ``viewer`` is who the
     token showed the game to at version ``seated_as_of``: seat changes up to that version are
     earlier occupants' history (the token's holder sat down after them, or has left already
-    and ``viewer`` is None), so only later ones change whom the stream shows the game to."""
+    and ``viewer`` is None), so only later ones change whom the stream shows the game to.
+    ``view_each``: a view frame after every event, not only at the end of a batch."""
     heartbeat = ctx.settings.sse_heartbeat_s
     yield b"retry: 1000\n: stream of game %s from version %d\n\n" % (game_id.encode(), after)
     if views is not None and after > 0:
@@ -147,8 +149,10 @@ async def sse_frames(
                     viewer = None  # left: the bot's hand is not theirs to see
             if views is not None:
                 views.see(event.data)
+                if view_each:
+                    pending.append(views.frame(viewer))
             if not subscription.next_at_hand():  # the end of a batch: one snapshot, one write
-                if views is not None:
+                if views is not None and not view_each:
                     pending.append(views.frame(viewer))
                 yield _joined(pending)
                 pending.clear()
@@ -201,8 +205,9 @@ class StreamController(Controller):
         "A stream that cannot continue from the asked version (beyond the game's) ends with "
         "an ``event: resync`` message: reload the view and follow again from its version. "
         "With ``view=true``, ``event: view`` messages (data: the View schema, no ``id``) "
-        "follow each batch of events. A stream of a seat whose person leaves goes on as a "
-        "spectator's; one whose seat is taken over by someone else while its person is away "
+        "follow each batch of events (with ``view_each=true``, each event). A stream of a "
+        "seat whose person leaves goes on as a spectator's; one whose seat is taken over by "
+        "someone else while its person is away "
         "ends. Seat changes before the token's own seating are history: a stream read from "
         "the start by a seat's newcomer shows that seat's cards throughout.",
         media_type=SSE_MEDIA_TYPE,
@@ -235,14 +240,27 @@ class StreamController(Controller):
                 "(the View schema) as of the events sent so far; it has no ``id``.",
             ),
         ] = False,
+        view_each: Annotated[
+            bool,
+            QueryParameter(
+                name="view_each",
+                description="``true``: the view after every event instead of after each "
+                "batch (implies ``view``), so a client that shows moves one at a time, as "
+                "the web client does at a person's pace, has the position of each moment "
+                "without folding events itself.",
+            ),
+        ] = False,
     ) -> Stream:
         seat = await ctx.auth.seat_of(game_id, token_of(request), required=False)
         state = await ctx.service.state(game_id)
         viewer = seen_by(state, seat)
         start = _resume_point(last_event_id, after)
-        views = await ViewFrames.at(ctx.service, game_id, start) if view else None
+        wants_views = view or view_each
+        views = await ViewFrames.at(ctx.service, game_id, start) if wants_views else None
         return Stream(
-            sse_frames(ctx, game_id, start, viewer, views, seated_as_of=state.version),
+            sse_frames(
+                ctx, game_id, start, viewer, views, seated_as_of=state.version, view_each=view_each
+            ),
             media_type=SSE_MEDIA_TYPE,
             headers=_HEADERS,
         )

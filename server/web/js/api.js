@@ -54,6 +54,12 @@ export function listGames(status, limit = 20) {
   return request("GET", `/v1/games?status=${status}&limit=${limit}`);
 }
 
+/** Asks whether a table would accept `name` (204), before anything is created: a refusal
+ * (400 `invalid_name`, its detail in words) leaves no table behind. */
+export function checkName(name) {
+  return request("POST", "/v1/names/check", { body: { name } });
+}
+
 export function createGame({ rules, bots }) {
   return request("POST", "/v1/games", { body: { rules, bots } });
 }
@@ -116,7 +122,8 @@ export function follow(id, { token, after = 0, onMessage, onStatus }) {
   let closed = false;
 
   const open = () => {
-    const params = new URLSearchParams({ after: String(last), view: "1" });
+    // A view after every event: the page shows the game one move at a time (pace.js).
+    const params = new URLSearchParams({ after: String(last), view_each: "true" });
     if (token) params.set("token", token);
     source = new EventSource(`${game(id)}/stream?${params}`);
     source.onopen = () => {

@@ -1,6 +1,7 @@
 // The page's entry point: routes the URL to a page (lobby, table, replay), follows in-page
 // links without reloading, and unmounts the page it leaves (its streams and timers).
 
+import { h } from "./dom.js";
 import { mountLobby } from "./lobbypage.js";
 import { mountReplay } from "./replaypage.js";
 import { mountTable } from "./tablepage.js";
@@ -35,15 +36,29 @@ function route() {
   } else if (replay) {
     document.title = "All Fours: replay";
     unmount = mountReplay(root, replay[1] ? decodeURIComponent(replay[1]) : null, context);
-  } else {
+  } else if (path === "/" || path === "/index.html") {
     document.title = "All Fours";
     unmount = mountLobby(root, context);
+  } else {
+    document.title = "Not found · All Fours";
+    root.replaceChildren(notFound(path));
   }
   for (const link of document.querySelectorAll(".topnav a")) {
     const here = link.getAttribute("href") === path || (link.getAttribute("href") === "/replay" && replay);
     if (here) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
   }
+}
+
+/** A page for a path the client has no page for (the server answers it 404 with this app). */
+function notFound(path) {
+  return h(
+    "section",
+    { class: "panel not-found", "aria-labelledby": "nf-title" },
+    h("h1", { id: "nf-title" }, "Nothing here"),
+    h("p", {}, "There is no page at ", h("code", {}, path), "."),
+    h("p", {}, h("a", { class: "button primary", href: "/", "data-link": true }, "Go to the lobby"), " ", h("a", { class: "button", href: "/replay", "data-link": true }, "Replays")),
+  );
 }
 
 document.addEventListener("click", (event) => {

@@ -30,3 +30,13 @@ export function suitOf(code) {
 export function suitName(letter) {
   return SUITS[letter]?.name ?? letter;
 }
+
+const SUIT_ORDER = "CDHS";
+const RANK_ORDER = "23456789TJQKA";
+
+/** Cards in the order the server sorts a hand (by suit, clubs first, then by rank), so the
+ * replay shows a hand as the table does. */
+export function sortHand(codes) {
+  const key = (code) => SUIT_ORDER.indexOf(code[1]) * 13 + RANK_ORDER.indexOf(code[0]);
+  return [...codes].sort((a, b) => key(a) - key(b));
+}

@@ -22,8 +22,9 @@ export function cardFace(code, extra = "") {
   return h("span", { class: classes(code, extra), role: "img", "aria-label": cardName(code), "data-card": code }, face(code));
 }
 
-/** A card face that is a button (a card in the hand). */
-export function cardButton(code, { onclick, disabled, label, key, extra = "", number }) {
+/** A card face that is a button (a card in the hand). `inert`: shown as not playable now
+ * (aria-disabled, so it keeps the keyboard focus and is read with the hand). */
+export function cardButton(code, { onclick, inert = false, label, key, extra = "", number }) {
   return h(
     "button",
     {
@@ -32,7 +33,7 @@ export function cardButton(code, { onclick, disabled, label, key, extra = "", nu
       "data-card": code,
       "data-key": key,
       "aria-label": label || cardName(code),
-      disabled,
+      "aria-disabled": inert ? "true" : null,
       "aria-keyshortcuts": number ? String(number) : null,
       onclick,
     },

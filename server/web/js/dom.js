@@ -33,28 +33,74 @@ function append(el, children) {
 /**
  * Schedules `draw()` (which returns the new content of `root`) for the next animation frame;
  * calls in between coalesce into one redraw. The focused element is found again by its
- * `data-key` after the swap, so keyboard play survives redraws; when it is gone (the last card
- * was played), the focus moves to the element marked `data-focus-next`, if any (the rematch
- * button at the end), rather than back to the top of the page.
+ * `data-key` after the swap, so keyboard play survives redraws. When it is gone or inert and
+ * it belonged to a `data-focus-group` (a card of the hand, just played), the focus goes to the
+ * group's nearest playable element (`.playable`), else to its element at the same place, else
+ * to the group's home (`data-focus-home`), and is wanted back in the group at later redraws
+ * (the next deal); otherwise to the element marked `data-focus-next` (the result at the end)
+ * rather than to the top of the page. Scrolled lists (`data-scroll-key`) keep their place, or
+ * stay at their end when they were there; an open menu (`details` with a `data-key`) stays open.
  */
 export function redrawer(root, draw) {
   let pending = false;
+  let wanted = null; // {group, index}: the focus is to come back to this group
   const run = () => {
     pending = false;
     const focused = document.activeElement?.closest?.("[data-key]");
-    const key = focused && root.contains(focused) ? focused.dataset.key : null;
-    root.replaceChildren(draw());
-    if (key) {
-      const again = root.querySelector(`[data-key="${CSS.escape(key)}"]`);
-      const next = again && !again.disabled ? again : root.querySelector("[data-focus-next]");
-      next?.focus({ preventScroll: true });
+    const inside = focused && root.contains(focused);
+    const key = inside ? focused.dataset.key : null;
+    const lost = !document.activeElement || document.activeElement === document.body;
+    if (!inside && !lost) wanted = null; // the person went elsewhere on the page: let them be
+    if (inside && focused.dataset.focusGroup) {
+      const group = focused.dataset.focusGroup;
+      wanted = { group, index: [...root.querySelectorAll(`[data-focus-group="${group}"]`)].indexOf(focused) };
+    } else if (inside && !focused.dataset.focusHome) {
+      wanted = null;
     }
+    const scrolls = scrollPlaces(root);
+    const opened = [...root.querySelectorAll("details[open][data-key]")].map((el) => el.dataset.key);
+    root.replaceChildren(draw());
+    restoreScrolls(root, scrolls);
+    for (const key of opened) root.querySelector(`details[data-key="${CSS.escape(key)}"]`)?.setAttribute("open", "");
+    if (!key && !wanted) return;
+    const again = key ? root.querySelector(`[data-key="${CSS.escape(key)}"]`) : null;
+    const usable = again && !again.disabled && again.getAttribute("aria-disabled") !== "true";
+    const fromHome = inside && focused.dataset.focusHome && wanted; // waiting for cards to come
+    const target = (fromHome && inGroup(root, wanted)) || (usable ? again : (wanted && inGroup(root, wanted)) || again || (key ? root.querySelector("[data-focus-next]") : null));
+    target?.focus({ preventScroll: true });
   };
   return () => {
     if (pending) return;
     pending = true;
     requestAnimationFrame(run);
   };
+}
+
+function inGroup(root, { group, index }) {
+  const members = [...root.querySelectorAll(`[data-focus-group="${group}"]`)];
+  if (!members.length) return root.querySelector(`[data-focus-home="${group}"]`);
+  const playable = members.map((el, i) => [el, i]).filter(([el]) => el.classList.contains("playable"));
+  if (playable.length) {
+    playable.sort((a, b) => Math.abs(a[1] - index) - Math.abs(b[1] - index));
+    return playable[0][0];
+  }
+  return members[Math.min(Math.max(index, 0), members.length - 1)];
+}
+
+function scrollPlaces(root) {
+  return new Map(
+    [...root.querySelectorAll("[data-scroll-key]")].map((el) => [
+      el.dataset.scrollKey,
+      { top: el.scrollTop, atEnd: el.scrollTop + el.clientHeight >= el.scrollHeight - 4 },
+    ]),
+  );
+}
+
+function restoreScrolls(root, places) {
+  for (const el of root.querySelectorAll("[data-scroll-key]")) {
+    const place = places.get(el.dataset.scrollKey);
+    el.scrollTop = !place || place.atEnd ? el.scrollHeight : place.top;
+  }
 }
 
 /** Says `text` to screen readers through the page's polite live region. */

@@ -102,18 +102,42 @@ function players(game) {
     const bot = name !== null && BOT_NAME.test(name);
     return h(
       "li",
-      { class: name === null ? "open" : bot ? "bot" : "" },
+      { class: name === null ? "open" : bot ? "bot" : "", title: name === null || bot ? null : name },
       h("span", { class: "seat-no" }, `${seat + 1}`),
       name === null ? "open" : bot ? "Bot" : name,
     );
   });
 }
 
-function row(game, actions, extra) {
+/** "Ann's table" (its first person), or "A table of bots". */
+export function tableTitle(game) {
+  const person = game.players.find((name) => name !== null && !BOT_NAME.test(name));
+  return person ? `${person}’s table` : game.players.some((name) => name !== null) ? "A table of bots" : "A new table";
+}
+
+/** How long ago: "just now", "5 min ago", "2 h ago", "3 days ago". */
+export function ageText(createdAt, now) {
+  const minutes = Math.floor(Math.max(0, now - createdAt) / 60000);
+  if (minutes < 1) return "just now";
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} h ago`;
+  return `${Math.floor(hours / 24)} days ago`;
+}
+
+function row(game, actions, extra, now) {
+  const title = tableTitle(game);
   return h(
     "li",
     { class: "game-row", "data-game": game.game_id },
-    h("div", { class: "game-id" }, h("code", {}, game.game_id), extra),
+    h(
+      "div",
+      { class: "game-id" },
+      h("b", { class: "table-title", title }, title),
+      h("span", { class: "age" }, ageText(game.created_at, now)),
+      h("code", { class: "muted" }, game.game_id),
+      extra,
+    ),
     h("ol", { class: "players", "aria-label": "Seats" }, players(game)),
     h("div", { class: "row-actions" }, actions),
   );
@@ -123,7 +147,7 @@ function scoreText(game) {
   return h("span", { class: "score" }, resultLine(game.scores, null));
 }
 
-export function renderLists(lists, held, handlers) {
+export function renderLists(lists, held, handlers, now) {
   // data-key: the focus stays on its button when the lists are redrawn.
   const link = (href, text, cls = "button") => h("a", { class: cls, href, "data-link": true, "data-key": `${text}-${href}` }, text);
   const section = (id, title, games, empty, each) =>
@@ -149,16 +173,17 @@ export function renderLists(lists, held, handlers) {
               h("button", { type: "button", class: "small primary", "data-key": `sit-${game.game_id}-${seat}`, onclick: () => handlers.takeSeat(game.game_id, seat) }, `Sit at ${seat + 1}`),
             ),
         link(`/table/${game.game_id}`, "Watch", "button small"),
-      ]),
+      ], null, now),
     ),
     section("live-title", "Playing now", lists.in_progress, "No game in progress.", (game) =>
-      row(game, [link(`/table/${game.game_id}`, held(game.game_id) ? "Return to your seat" : "Watch", "button small")], scoreText(game)),
+      row(game, [link(`/table/${game.game_id}`, held(game.game_id) ? "Return to your seat" : "Watch", "button small")], scoreText(game), now),
     ),
     section("done-title", "Finished games", lists.finished, "No finished game yet.", (game) =>
       row(
         game,
         [link(`/replay/${game.game_id}`, "Replay", "button small")],
         h("span", { class: "outcome" }, finishLine(game)),
+        now,
       ),
     ),
   );

@@ -15,7 +15,7 @@ export function mountLobby(root, { navigate }) {
   const listsRoot = h("div", { class: "lists-root" });
   const problem = h("p", { class: "error", role: "alert", id: "lobby-problem" });
   const held = (id) => seatOf(id) !== null;
-  const drawLists = redrawer(listsRoot, () => renderLists(lists, held, handlers));
+  const drawLists = redrawer(listsRoot, () => renderLists(lists, held, handlers, Date.now()));
 
   const name = () => {
     const input = root.querySelector("#player-name");
@@ -28,6 +28,13 @@ export function mountLobby(root, { navigate }) {
     keepName(value);
     return value;
   };
+
+  /** The name, checked by the server before any table is opened for it. */
+  async function checkedName() {
+    const who = name();
+    if (who) await api.checkName(who);
+    return who;
+  }
 
   async function sit(gameId, seat, who) {
     const grant = await api.takeSeat(gameId, seat, who);
@@ -48,7 +55,7 @@ export function mountLobby(root, { navigate }) {
     rename: (value) => keepName(value.trim()),
     quickPlay: () =>
       guarded(async () => {
-        const who = name();
+        const who = await checkedName();
         if (!who) return;
         const created = await api.createGame({ rules: {}, bots: [null, "heuristic", "heuristic", "heuristic"] });
         keepCreator(created.game_id, created.creator_token);
@@ -58,7 +65,7 @@ export function mountLobby(root, { navigate }) {
       guarded(async () => {
         const choices = [0, 1, 2, 3].map((seat) => form.get(`seat${seat}`));
         const mine = choices.indexOf("you");
-        const who = mine >= 0 ? name() : "";
+        const who = mine >= 0 ? await checkedName() : "";
         if (mine >= 0 && !who) return;
         const created = await api.createGame({ rules: rulesOf(form), bots: choices.map((c) => (c === "heuristic" || c === "random" ? c : null)) });
         keepCreator(created.game_id, created.creator_token);

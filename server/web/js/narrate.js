@@ -25,6 +25,7 @@ export function finishLine(game) {
   if (game.winner !== null) return resultLine(game.scores, game.winner);
   if (game.end_reason === "aborted") return "Aborted before a card was played";
   if (game.end_reason === "expired") return "Closed: nobody came in time";
+  if (game.end_reason === "idle") return "Closed: nobody played for a long while";
   return resultLine(game.scores, null);
 }
 
@@ -91,9 +92,9 @@ export function narrate(event, names, viewer) {
       return `${TEAM_NAMES[event.winner]} wins the game, ${scoreLine(event.scores, event.winner, " to ")}${why}.`;
     }
     case "GameAborted":
-      return event.reason === "expired"
-        ? "The table closed: nobody came in time."
-        : `The table was closed by ${who}.`;
+      if (event.reason === "expired") return "The table closed: nobody came in time.";
+      if (event.reason === "idle") return "The table closed: nobody played for a long while.";
+      return event.seat === null || event.seat === undefined ? "The table was closed by its creator." : `The table was closed by ${who}.`;
     case "SeedRevealed":
       return "The seed is revealed: every deal can now be checked.";
     case "TurnTimedOut":

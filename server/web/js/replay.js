@@ -3,10 +3,13 @@
 // never fetch; steps and picks go to the handlers the replay page passes in.
 
 import { h } from "./dom.js";
+import { sortHand } from "./cards.js";
 import { cardFace } from "./cardview.js";
-import { POSITIONS, awardRow, handFacts, kicksCorner, trickCross } from "./felt.js";
+import { POSITIONS, handFacts, kicksCorner, trickCross } from "./felt.js";
+import { bookOf } from "./handbook.js";
 import { TEAM_NAMES, finishLine, narrate, scoreLine, seatLabel } from "./narrate.js";
 import { tableAt } from "./replaystate.js";
+import { pointItem, scoreSheet } from "./summary.js";
 
 export function renderPicker(model, handlers) {
   const open = (event) => {
@@ -97,7 +100,7 @@ export function renderReplay(model, handlers) {
         h("p", { class: "now", "aria-live": "polite", id: "replay-now" }, current || "The start: press → to step through the game."),
         felt(table),
       ),
-      h("aside", { class: "side", "aria-label": "Scores and awards" }, scores(table), awards(table)),
+      h("aside", { class: "side", "aria-label": "Scores and awards" }, scores(table), awards(bookOf(events.slice(0, position)))),
     ),
   );
 }
@@ -184,13 +187,13 @@ function openSeat(table, seat) {
       table.dealer === seat ? h("span", { class: "badge dealer" }, "Dealer") : null,
       table.bots[seat] ? h("span", { class: "badge bot" }, "Bot") : null,
     ),
-    h("div", { class: "open-hand" }, table.hands[seat].map((c) => cardFace(c))),
+    h("div", { class: "open-hand" }, sortHand(table.hands[seat]).map((c) => cardFace(c))),
   );
 }
 
 function endText(table) {
   const e = table.ended;
-  if (e.type === "GameAborted") return e.reason === "expired" ? "The table expired" : "The table was aborted";
+  if (e.type === "GameAborted") return { expired: "The table expired", idle: "Closed: nobody played for a long while" }[e.reason] || "The table was aborted";
   return `${TEAM_NAMES[e.winner]} wins, ${scoreLine(e.scores, e.winner)}`;
 }
 
@@ -209,19 +212,24 @@ function scores(table) {
   );
 }
 
-function awards(table) {
+/** The hand in progress or last scored, every point of it in award order (kicks and giving
+ * one too), and the score sheet so far. */
+function awards(book) {
+  const hand = book.hands[book.hands.length - 1];
   return h(
     "section",
-    { class: "panel" },
-    h("h2", {}, table.awards ? `Hand ${table.awards.hand} scored` : "Awards"),
-    table.awards
+    { class: "panel replay-awards" },
+    h("h2", {}, hand ? `Hand ${hand.number}${hand.scored ? " scored" : " so far"}` : "Awards"),
+    hand
       ? h(
           "ul",
           { class: "awards" },
-          table.awards.awards.length
-            ? table.awards.awards.map(awardRow)
-            : h("li", {}, "No points awarded"),
+          hand.points.length
+            ? hand.points.map(pointItem)
+            : h("li", {}, "No points yet"),
         )
-      : h("p", { class: "muted" }, "No hand scored yet (points for kicks and for giving one count at once)."),
+      : h("p", { class: "muted" }, "No hand dealt yet."),
+    h("h3", {}, "Score sheet"),
+    scoreSheet(book),
   );
 }

@@ -1,10 +1,12 @@
 // The seat tokens this browser holds, one per game, in localStorage: a reload or a second tab
 // of the same table keeps the seat. Also the creator tokens of the tables it opened (they seat
-// bots and close a table before its first card), and the name the person plays under.
+// bots and close a table before its first card), and the person's own choices: the name they
+// play under and the pace they watch bots at.
 
 const PREFIX = "allfours.seat.";
 const CREATOR = "allfours.creator.";
 const NAME = "allfours.name";
+const SPEED = "allfours.speed";
 
 /** `{seat, token}` for `gameId`, or null when this browser holds no seat there. */
 export function seatOf(gameId) {
@@ -39,4 +41,13 @@ export function playerName() {
 
 export function keepName(name) {
   localStorage.setItem(NAME, name);
+}
+
+/** The pace chosen for bots' moves (a key of pace.js's SPEEDS), "normal" by default. */
+export function chosenSpeed() {
+  return localStorage.getItem(SPEED) || "normal";
+}
+
+export function keepSpeed(speed) {
+  localStorage.setItem(SPEED, speed);
 }

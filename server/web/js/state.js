@@ -3,9 +3,13 @@
 // the view is out of date). `apply(state, message)` is pure and ignores versions it already
 // has; the page reloads the view whenever `stale` is set. No rule of the game is decided here.
 
+import { emptyBook, noteEvent } from "./handbook.js";
 import { displayName, namesOf, narrate } from "./narrate.js";
 
-const LOG_LENGTH = 40;
+const LOG_LENGTH = 2000; // the whole game's story (a game to 14 tells a few hundred lines)
+
+/** Moves a seat makes itself: made by a bot while the seat's person is away or gone. */
+const MOVES = new Set(["Stood", "Begged", "GaveOne", "PackRun", "CardPlayed"]);
 
 /** A table page's state before anything arrived. `seat` is the seat this browser holds. */
 export function initial(gameId, seat) {
@@ -19,8 +23,12 @@ export function initial(gameId, seat) {
     quietUntil: Infinity, // events up to the first view's version are history: not announced
     stale: true,
     log: [],
-    hand: null, // points of the hand in progress: {number, kicks, gaveOne, awards}
-    lastHand: null, // the last scored hand, as above with its awards
+    book: emptyBook(), // every hand's points and the running score (handbook.js)
+    handNumber: 0,
+    absent: [false, false, false, false], // seats whose person is away or gone: a bot plays
+    botHands: [[], [], [], []], // per seat, the hands in which a bot moved for its person
+    motion: null, // the step on show: {type, seat, at, ms} (the page's pace, for animations)
+    summary: null, // the hand whose summary is open over the felt
     lastTrickWinner: null,
     trickCards: [], // the trick in play as this page saw it played: [{seat, card}]
     finalTrick: null, // the last complete trick, kept when a new hand's view has none yet
@@ -33,7 +41,7 @@ export function initial(gameId, seat) {
 }
 
 /** The state after `message`: {kind: "view"|"event"|"resync"|"connection"|"error"|"pending"|
- * "accepted"}. */
+ * "accepted"|"motion"|"summary"}. */
 export function apply(state, message) {
   switch (message.kind) {
     case "view":
@@ -41,7 +49,7 @@ export function apply(state, message) {
     case "event":
       return withEvent(state, message.version, message.event);
     case "resync":
-      return { ...state, streamVersion: 0, stale: true, log: [], hand: null, lastHand: null, trickCards: [], finalTrick: null };
+      return { ...initial(state.gameId, state.seat), view: state.view, names: state.names, connection: state.connection };
     case "connection":
       return { ...state, connection: message.status };
     case "error":
@@ -50,6 +58,10 @@ export function apply(state, message) {
       return { ...state, pending: true, error: null };
     case "accepted":
       return { ...state, pending: false, settledAt: Math.max(state.settledAt, message.version) };
+    case "motion":
+      return { ...state, motion: message.motion };
+    case "summary":
+      return { ...state, summary: message.hand };
     default:
       return state;
   }
@@ -89,20 +101,12 @@ function withEvent(state, version, event) {
   return next;
 }
 
-/** The points of the hand in progress (kick, giving one) and of the last scored hand. */
+/** The hands' points, the trick as seen, and who had a bot play for them. */
 function scoreKeeping(next, state, event) {
-  const hand = state.hand;
+  next.book = noteEvent(state.book, event);
   switch (event.type) {
     case "Dealt":
-      if (!hand || hand.number !== event.hand) {
-        next.hand = { number: event.hand, kicks: [], gaveOne: [], awards: null };
-      }
-      break;
-    case "Revealed":
-      if (hand) next.hand = { ...hand, kicks: [...hand.kicks, event] };
-      break;
-    case "GaveOne":
-      if (hand) next.hand = { ...hand, gaveOne: [...hand.gaveOne, event] };
+      next.handNumber = event.hand;
       break;
     case "CardPlayed":
       next.trickCards = [...state.trickCards, { seat: event.seat, card: event.card }];
@@ -113,15 +117,23 @@ function scoreKeeping(next, state, event) {
       next.finalTrick = state.trickCards.length === event.cards.length ? state.trickCards : null;
       next.trickCards = [];
       break;
-    case "HandScored":
-      next.lastHand = { ...(hand || { number: null, kicks: [], gaveOne: [] }), awards: event.awards, scores: event.scores, gameCounts: event.game_counts };
-      next.hand = null;
-      break;
     case "RematchCreated":
       next.rematch = event.game_id;
       break;
     default:
       break;
+  }
+  absence(next, state, event);
+}
+
+/** Which seats' people are away or gone, and in which hands a bot moved for them. */
+function absence(next, state, event) {
+  const seat = event.seat;
+  if (event.type === "SeatAway" || event.type === "PlayerLeft") next.absent = state.absent.map((a, i) => a || i === seat);
+  if (event.type === "SeatBack" || event.type === "PlayerReplaced") next.absent = state.absent.map((a, i) => a && i !== seat);
+  const forAbsent = MOVES.has(event.type) && state.absent[seat];
+  if ((forAbsent || event.type === "TurnTimedOut") && !state.botHands[seat].includes(state.handNumber)) {
+    next.botHands = state.botHands.map((hands, i) => (i === seat ? [...hands, state.handNumber] : hands));
   }
 }
 

@@ -5,10 +5,12 @@
 import { h } from "./dom.js";
 import { cardName, suitName } from "./cards.js";
 import { cardBack, cardButton } from "./cardview.js";
-import { POSITIONS, handFacts, kicksCorner, trickCross } from "./felt.js";
+import { POSITIONS, handFacts, kicksCorner, motionStyle, moving, trickCross } from "./felt.js";
 import { sidePanels } from "./tableside.js";
+import { handSummary } from "./summary.js";
 import { TEAM_NAMES, namesOf, scoreLine, seatLabel } from "./narrate.js";
 import { isBusy } from "./state.js";
+import { SPEEDS } from "./pace.js";
 
 const ACTION_LABELS = {
   stand: "Stand",
@@ -57,43 +59,66 @@ export function renderTable(state, handlers) {
       "data-viewer": me ?? "spectator",
       "data-stream": state.streamVersion,
       "data-gaps": state.gaps,
+      "data-paused": String(Boolean(view.paused)),
       "aria-labelledby": "table-title",
     },
-    header(state, view),
-    scoreboard(view, me),
+    // The screen a person plays on fits the viewport (style.css); the panels come beside it
+    // on a wide screen, below it on a narrow one.
     h(
       "div",
-      { class: "table-layout" },
-      h(
-        "div",
-        { class: "table-main" },
-        felt(state, view, handlers),
-        view.phase === "ended"
-          ? null // the result and what comes next take the dock's place
-          : h(
-              "div",
-              { class: "dock" },
-              controls(state, view, actions, handlers),
-              me === null ? spectatorNote(view) : hand(view, actions, state, handlers),
-            ),
-        lifecycle(state, view, handlers),
-      ),
-      sidePanels(state, view),
+      { class: "table-screen" },
+      tableBar(state, view, handlers),
+      felt(state, view, handlers),
+      view.phase === "ended"
+        ? lifecycle(state, view, handlers) // the result and what comes next take the dock's place
+        : h(
+            "div",
+            { class: "dock" },
+            controls(state, view, actions, handlers),
+            me === null ? spectatorNote(view) : hand(view, actions, state, handlers),
+          ),
     ),
+    sidePanels(state, view, handlers),
   );
 }
 
-function header(state, view) {
+/** The table's name, as the lobby gives it: its first person's ("Ann's table"). */
+export function tableName(names) {
+  const first = names.find((name) => name && !/^Bot \d$/.test(name));
+  return first ? `${first}’s table` : "A table";
+}
+
+/** One line above the felt: whose table, who you are, both scores, and the table's tools. */
+function tableBar(state, view, handlers) {
   const me = view.viewer;
-  const who =
-    me === null
-      ? "Watching as a spectator"
-      : `You are seat ${me + 1}, ${TEAM_NAMES[view.seats[me].team]}`;
+  const who = me === null ? "Watching" : `You are seat ${me + 1}, ${TEAM_NAMES[view.seats[me].team]}`;
+  const name = tableName(state.names);
   return h(
     "div",
-    { class: "table-head" },
-    h("h1", { id: "table-title" }, "Table ", h("code", {}, state.gameId)),
-    h("p", { class: "who" }, who),
+    { class: "table-bar" },
+    h(
+      "div",
+      { class: "table-head" },
+      h("h1", { id: "table-title", title: `${name} (${state.gameId})` }, name),
+      h("p", { class: "who" }, who),
+    ),
+    scoreboard(view, me),
+    h(
+      "div",
+      { class: "tools" },
+      h("button", { type: "button", class: "small", "data-key": "score-sheet", onclick: () => handlers.showSheet() }, "Score sheet"),
+      h(
+        "label",
+        { class: "speed" },
+        h("span", { class: "speed-label" }, "Pace"),
+        h(
+          "select",
+          { "data-key": "speed", title: "Pace of the bots’ moves", onchange: (event) => handlers.setSpeed(event.target.value) },
+          Object.keys(SPEEDS).map((speed) => h("option", { value: speed, selected: speed === handlers.speed() }, `${speed[0].toUpperCase()}${speed.slice(1)}`)),
+        ),
+      ),
+      seatMenu(state, view, handlers),
+    ),
   );
 }
 
@@ -119,7 +144,7 @@ function scoreboard(view, me) {
           "data-team": team,
         },
         h("span", { class: "team-name" }, TEAM_NAMES[team], team === mine ? " (you)" : ""),
-        h("span", { class: "team-members" }, teamMembers(view, team)),
+        h("span", { class: "team-members", title: teamMembers(view, team) }, teamMembers(view, team)),
         h(
           "span",
           { class: "team-score", "aria-label": `${view.scores[team]} of ${target} points` },
@@ -138,10 +163,12 @@ function scoreboard(view, me) {
 
 function felt(state, view, handlers) {
   const me = view.viewer ?? 0;
+  const now = handlers.now();
   const seats = [0, 1, 2, 3].map((k) => seatPlate(state, view, (me + k) % 4, POSITIONS[k], handlers));
+  const summary = state.summary === null ? null : state.book.hands.find((hand) => hand.number === state.summary);
   return h(
     "div",
-    { class: "felt", role: "group", "aria-label": "The table" },
+    { class: `felt${view.paused ? " paused" : ""}`, role: "group", "aria-label": "The table" },
     seats,
     kicksCorner(view.kicks),
     handFacts(view.hand_number, view.trump, view.rules.turn_seconds),
@@ -149,26 +176,28 @@ function felt(state, view, handlers) {
       "div",
       { class: "centre" },
       h("div", { class: "status", id: "status" }, statusLine(state, view)),
-      centreTrick(state, view, me),
+      centreTrick(state, view, me, now),
     ),
+    summary ? handSummary(summary, view.rules.target, handlers.dismissSummary) : null,
   );
 }
 
 /** The trick in play; before its first card, the last trick stays on the cloth (dimmed, with
- * who won it), so the cards the bots played in a blink can still be seen. */
-function centreTrick(state, view, me) {
+ * who won it), and while a won trick is on show it stays whole and then sweeps to its winner. */
+function centreTrick(state, view, me, now) {
   const names = namesOf(view);
   const previous = view.trick.length === 0 && view.last_trick.length > 0;
-  const cross = trickCross(previous ? view.last_trick : view.trick, { bottom: me, names, viewer: view.viewer });
+  const sweeping = previous && moving(state.motion, now, "TrickWon");
+  const cross = trickCross(previous ? view.last_trick : view.trick, { bottom: me, names, viewer: view.viewer, motion: state.motion, now });
   if (!previous) return h("div", { class: "trick-area" }, cross, h("p", { class: "trick-note" }, ""));
-  cross.classList.add("previous");
+  if (!sweeping) cross.classList.add("previous");
   cross.setAttribute("aria-label", `Last trick: ${cross.getAttribute("aria-label").replace(/^Trick: /, "")}`);
   const winner = state.lastTrickWinner;
   return h(
     "div",
     { class: "trick-area" },
     cross,
-    h("p", { class: "trick-note" }, winner === null ? "Last trick" : `Last trick: ${seatLabel(names, winner, view.viewer)} won it`),
+    h("p", { class: "trick-note" }, winner === null ? "Last trick" : `${sweeping ? "" : "Last trick: "}${seatLabel(names, winner, view.viewer)} won it`),
   );
 }
 
@@ -194,7 +223,7 @@ function seatPlate(state, view, seat, position, handlers) {
     },
     h(
       "div",
-      { class: "seat-name" },
+      { class: "seat-name", title: open ? null : names[seat] || seatLabel(names, seat, view.viewer) },
       open ? h("span", { class: "open" }, "Open seat") : seatLabel(names, seat, view.viewer),
       toAct ? h("span", { class: "turn" }, " ▶ to act") : null,
     ),
@@ -234,6 +263,7 @@ function statusLine(state, view) {
   const names = namesOf(view);
   const who = view.to_act === null ? null : seatLabel(names, view.to_act, view.viewer);
   const you = view.to_act !== null && view.to_act === view.viewer;
+  if (view.paused && view.phase !== "ended") return "Paused: nobody is at the table. The game goes on when a player comes back.";
   switch (view.phase) {
     case "new":
     case "seating": {
@@ -255,12 +285,21 @@ function statusLine(state, view) {
   }
 }
 
-function endText(view) {
-  if (view.end_reason === "aborted" || view.end_reason === "expired" || (view.winner === null && view.phase === "ended")) {
-    return view.end_reason === "expired" ? "The table closed: nobody came in time" : "The table was closed";
-  }
-  const why = view.end_reason === "resigned" ? ` (${TEAM_NAMES[1 - view.winner]} resigned)` : "";
-  return `${TEAM_NAMES[view.winner]} wins, ${scoreLine(view.scores, view.winner)}${why}`;
+const CLOSED = {
+  expired: "The table closed: nobody came in time",
+  idle: "Closed: nobody played for a long while",
+  aborted: "The table was closed",
+};
+
+/** The result as the viewer reads it: "You win, 14–9" for a seated person, else the team's. */
+export function endText(view) {
+  if (view.winner === null || view.winner === undefined) return CLOSED[view.end_reason] || CLOSED.aborted;
+  const me = view.viewer;
+  const mine = me === null ? null : view.seats[me].team;
+  const why = view.end_reason === "resigned" ? ` (${mine === 1 - view.winner ? "your team" : TEAM_NAMES[1 - view.winner]} resigned)` : "";
+  const who = mine === null ? `${TEAM_NAMES[view.winner]} wins` : mine === view.winner ? "You win" : "You lose";
+  const scores = mine === null ? scoreLine(view.scores, view.winner) : scoreLine(view.scores, mine);
+  return `${who}, ${scores}${why}`;
 }
 
 function controls(state, view, actions, handlers) {
@@ -289,6 +328,11 @@ function controls(state, view, actions, handlers) {
       ),
     ),
     prompt && view.deadline ? h("span", { class: "clock" }, "Time left ", countdown(view.deadline, handlers.now())) : null,
+    (view.seat_actions || [])
+      .filter((action) => action.type === "come_back")
+      .map((action) =>
+        h("button", { type: "button", class: "primary", "data-seat-action": "come_back", "data-key": "seat-come_back", disabled: isBusy(state), onclick: () => handlers.lifecycle(action) }, "I’m back"),
+      ),
   );
 }
 
@@ -299,44 +343,40 @@ function hand(view, actions, state, handlers) {
     if (action.type === "play") playable.set(action.card, { action, number: i + 1 });
   });
   const myTurn = view.to_act === view.viewer && view.phase === "playing";
+  const busy = isBusy(state);
+  const now = handlers.now();
+  const dealing = moving(state.motion, now, "Dealt");
   return h(
     "div",
     { class: "hand-area" },
     h("h2", { class: "sr-only" }, "Your hand"),
     h(
       "div",
-      { class: `hand n${cards.length}`, role: "group", "aria-label": `Your hand, ${cards.length} cards` },
-      cards.map((code) => {
+      { class: `hand n${cards.length}`, role: "group", "aria-label": `Your hand, ${cards.length} cards`, tabindex: "-1", "data-key": "hand", "data-focus-home": "hand" },
+      cards.map((code, i) => {
         const offer = playable.get(code);
         const label = offer
           ? `Play the ${cardName(code)}`
           : `${cardName(code)}${myTurn ? ", cannot be played now" : ""}`;
-        return cardButton(code, {
+        // Unplayable cards stay focusable (aria-disabled, not disabled): the focus stays in
+        // the hand between turns, and a screen reader can read the whole hand.
+        const button = cardButton(code, {
           key: `card-${code}`,
           label,
-          disabled: !offer || isBusy(state),
-          extra: offer ? "playable" : myTurn ? "unplayable" : "",
+          inert: !offer || busy,
+          extra: offer && !busy ? "playable" : myTurn && !offer ? "unplayable" : "",
           number: offer && offer.number <= 9 ? offer.number : null,
-          onclick: offer ? () => handlers.act(offer.action) : null,
+          onclick: offer && !busy ? () => handlers.act(offer.action) : null,
         });
+        button.dataset.focusGroup = "hand";
+        if (dealing) {
+          button.classList.add("dealt");
+          Object.assign(button.style, motionStyle(state.motion, now, 320, i * 70));
+        }
+        return button;
       }),
     ),
     h("p", { class: "rule-hint", id: "rule-hint" }, myTurn ? whyGreyed(view, cards, playable) : ""),
-    h(
-      "p",
-      { class: "keys-help" },
-      "Keyboard: ",
-      h("kbd", {}, "1"),
-      "–",
-      h("kbd", {}, "9"),
-      " choose an action, ",
-      h("kbd", {}, "←"),
-      " ",
-      h("kbd", {}, "→"),
-      " move between cards, ",
-      h("kbd", {}, "Enter"),
-      " plays.",
-    ),
   );
 }
 
@@ -366,50 +406,76 @@ function spectatorNote(view) {
 }
 
 const SEAT_ACTIONS = {
-  come_back: { label: "I’m back", primary: true },
-  step_away: { label: "Step away" },
-  abort: { label: "Abort the table", question: "Close this table for everyone?" },
-  resign: { label: "Resign", question: "Resign the game for your team?" },
-  leave: { label: "Leave the table", question: "Leave the table? A bot will play your seat." },
+  step_away: {
+    label: "Step away",
+    question: ["Step away from the table?", "While you are away a bot plays your seat at the table’s pace; when nobody is left at the table the game waits for you.", "Step away"],
+  },
+  abort: { label: "Abort the table", question: ["Close this table?", "The table closes for everyone; no result is kept.", "Close the table"] },
+  resign: { label: "Resign", question: ["Resign the game?", "Your team loses the game now.", "Resign"] },
+  leave: { label: "Leave the table", question: ["Leave the table?", "A bot plays your seat to the end, and someone may take it over.", "Leave"] },
 };
 
-/** Away and back, leave, resign, abort: exactly the view's `seat_actions` (servers without
- * the table lifecycle send none). At the end: the rematch, the replay, the lobby. */
-function lifecycle(state, view, handlers) {
-  const me = view.viewer;
-  const buttons = [];
-  if (view.phase === "ended") {
-    if (state.rematch) {
-      buttons.push(h("button", { type: "button", class: "primary", "data-key": "join-rematch", "data-focus-next": true, onclick: () => handlers.rematch() }, me === null ? "Watch the rematch" : "Join the rematch"));
-    } else if (me !== null && "rematch" in view && view.winner !== null) {
-      buttons.push(h("button", { type: "button", class: "primary", "data-key": "rematch", "data-focus-next": true, onclick: () => handlers.rematch() }, "Rematch"));
-    }
-    buttons.push(h("a", { class: "button", href: `/replay/${encodeURIComponent(state.gameId)}`, "data-link": true }, "Replay this game"));
-    buttons.push(h("a", { class: "button", href: "/", "data-link": true }, "Back to the lobby"));
-  } else {
-    for (const action of view.seat_actions || []) {
-      const known = SEAT_ACTIONS[action.type] || { label: action.type };
-      buttons.push(
-        h(
+/** Stepping away, leaving, resigning, aborting: exactly the view's `seat_actions` (servers
+ * without the table lifecycle send none), behind one menu button so the dock stays one line.
+ * "I’m back" is offered in the dock itself. */
+function seatMenu(state, view, handlers) {
+  const actions = (view.seat_actions || []).filter((action) => action.type !== "come_back");
+  if (view.phase === "ended" || !actions.length) return null;
+  return h(
+    "details",
+    { class: "menu", "data-key": "seat-menu-open" },
+    h("summary", { class: "button small", "data-key": "seat-menu" }, "Table ▾"),
+    h(
+      "div",
+      { class: "menu-items", role: "group", "aria-label": "Your seat" },
+      actions.map((action) => {
+        const known = SEAT_ACTIONS[action.type] || { label: action.type };
+        return h(
           "button",
           {
             type: "button",
-            class: known.primary ? "small primary" : "small",
+            class: "small",
             "data-seat-action": action.type,
             "data-key": `seat-${action.type}`,
             disabled: isBusy(state),
-            onclick: () => handlers.lifecycle(action, known.question),
+            onclick: (event) => {
+              event.target.closest("details")?.removeAttribute("open");
+              handlers.lifecycle(action, known.question);
+            },
           },
           known.label,
-        ),
-      );
-    }
+        );
+      }),
+    ),
+  );
+}
+
+/** "a bot played 2 hands for you": the result says when the seat's person was not playing. */
+function botNote(state, view) {
+  const me = view.viewer;
+  if (me === null) return null;
+  const hands = state.botHands[me].length;
+  if (!hands) return null;
+  return h("p", { class: "bot-note" }, `A bot played ${hands} hand${hands === 1 ? "" : "s"} for you (while you were away or out of time).`);
+}
+
+/** At the end: the result, then the rematch, the replay, the lobby. */
+function lifecycle(state, view, handlers) {
+  const me = view.viewer;
+  const buttons = [];
+  if (state.rematch) {
+    buttons.push(h("button", { type: "button", class: "primary", "data-key": "join-rematch", onclick: () => handlers.rematch() }, me === null ? "Watch the rematch" : "Join the rematch"));
+  } else if (me !== null && "rematch" in view && view.winner !== null) {
+    buttons.push(h("button", { type: "button", class: "primary", "data-key": "rematch", onclick: () => handlers.rematch() }, "Rematch"));
   }
-  if (!buttons.length) return null;
+  buttons.push(h("a", { class: "button", href: `/replay/${encodeURIComponent(state.gameId)}`, "data-link": true }, "Replay this game"));
+  buttons.push(h("a", { class: "button", href: "/", "data-link": true }, "Back to the lobby"));
   return h(
     "div",
-    { class: `lifecycle${view.phase === "ended" ? " ended" : ""}` },
-    view.phase === "ended" ? h("p", { class: "result", role: "status" }, endText(view)) : null,
+    { class: "lifecycle ended" },
+    // The focus moves here when the game ends (data-focus-next): the result is read first.
+    h("p", { class: "result", role: "status", tabindex: "-1", "data-key": "result", "data-focus-next": true }, endText(view)),
+    botNote(state, view),
     h("div", { class: "buttons" }, buttons),
   );
 }

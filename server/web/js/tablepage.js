@@ -1,14 +1,21 @@
 // A table page: wires the API (view, stream, commands) to the state fold and the table view.
-// It holds the only mutable state of the page, redraws through one animation-frame redrawer,
-// keeps the seat's token in the browser, and offers full keyboard play.
+// It holds the only mutable state of the page, shows the stream's steps at a person's pace
+// (pace.js), redraws through one animation-frame redrawer, keeps the seat's token in the
+// browser, and offers full keyboard play.
 
 import * as api from "./api.js";
 import { announce, redrawer } from "./dom.js";
+import { confirmAction, openDialog } from "./dialog.js";
+import { SPEEDS, createPacer } from "./pace.js";
 import { apply, freshLines, initial, isBusy } from "./state.js";
+import { scoreSheet } from "./summary.js";
 import { clockText, orderedActions, renderTable } from "./table.js";
-import { creatorOf, forgetSeat, keepSeat, playerName, seatOf } from "./seats.js";
+import { chosenSpeed, creatorOf, forgetSeat, keepSeat, keepSpeed, playerName, seatOf } from "./seats.js";
 
 const SNAPSHOT_WAIT_MS = 150;
+/** A hand's summary stays this long unless dismissed (the game goes on beneath it). */
+const SUMMARY_MS = 6000;
+const REDUCED_MOTION = window.matchMedia("(prefers-reduced-motion: reduce)");
 
 const CONNECTION_TEXT = {
   connecting: "Connecting…",
@@ -24,6 +31,9 @@ export function mountTable(root, gameId, { navigate, askName }) {
   let loading = false;
   let reloadAgain = false;
   let reloadTimer = null;
+  let summaryTimer = null;
+  let streamEvent = null; // an event of the stream waiting for the view that follows it
+  let speed = chosenSpeed() in SPEEDS ? chosenSpeed() : "normal";
   let unmounted = false;
 
   const handlers = {
@@ -34,8 +44,50 @@ export function mountTable(root, gameId, { navigate, askName }) {
     addBot,
     mayAddBots: () => botToken() !== null,
     rematch,
+    showSheet: () => openDialog({ title: "Score sheet", body: scoreSheet(state.book), buttons: [{ label: "Close" }] }),
+    speed: () => speed,
+    setSpeed: (chosen) => {
+      speed = chosen in SPEEDS ? chosen : "normal";
+      keepSpeed(speed);
+      if (speed === "instant") pacer.flush();
+    },
+    dismissSummary,
   };
   const draw = redrawer(root, () => renderTable(state, handlers));
+
+  const pacer = createPacer({
+    show: showStep,
+    idle: () => !unmounted && dispatch({ kind: "motion", motion: null }),
+    factor: () => (REDUCED_MOTION.matches || document.hidden ? 0 : SPEEDS[speed]),
+    urgent: (view) => view.viewer !== null && view.to_act === view.viewer && Boolean(view.deadline),
+    timers: { set: (fn, ms) => setTimeout(fn, ms), clear: (id) => clearTimeout(id) },
+  });
+
+  /** One step of the stream on show: its event (the story), the view after it, and the
+   * motion the table animates for `ms`; a scored hand opens its summary. */
+  function showStep(step, ms) {
+    if (unmounted) return;
+    if (step.event) dispatch({ kind: "event", version: step.version, event: step.event });
+    if (step.view) dispatch({ kind: "view", view: step.view });
+    const event = step.event;
+    dispatch({ kind: "motion", motion: event ? { type: event.type, seat: event.seat ?? null, at: Date.now(), ms } : null });
+    if (event?.type === "HandScored") {
+      const scored = state.book.hands[state.book.hands.length - 1];
+      if (scored) openSummary(scored.number);
+    }
+  }
+
+  function openSummary(number) {
+    clearTimeout(summaryTimer);
+    dispatch({ kind: "summary", hand: number });
+    summaryTimer = setTimeout(() => !unmounted && dispatch({ kind: "summary", hand: null }), SUMMARY_MS);
+  }
+
+  function dismissSummary() {
+    clearTimeout(summaryTimer);
+    if (state.summary !== null) dispatch({ kind: "summary", hand: null });
+    pacer.hurry();
+  }
 
   function dispatch(message) {
     const before = state;
@@ -91,7 +143,8 @@ export function mountTable(root, gameId, { navigate, askName }) {
           held = null;
           state = { ...state, seat: null };
         }
-        dispatch({ kind: "view", view });
+        if (state.view) pacer.push({ version: view.version, event: null, view });
+        else dispatch({ kind: "view", view });
       } while (reloadAgain && !unmounted);
     } catch (error) {
       if (held && (error.status === 401 || error.status === 403)) {
@@ -111,14 +164,32 @@ export function mountTable(root, gameId, { navigate, askName }) {
 
   function restartStream(after) {
     stopStream?.();
+    streamEvent = null;
     stopStream = api.follow(gameId, {
       token: held?.token,
       after,
       onMessage: (message) => {
         if (unmounted) return;
-        if (message.kind === "view" && held && message.view.viewer !== held.seat) {
-          reloadView(); // a snapshot for someone else than this seat: ask for ours
+        if (message.kind === "event") {
+          // Without its view (an older server): shown alone, and the view reloaded.
+          if (streamEvent) pacer.push({ version: streamEvent.version, event: streamEvent.event, view: null });
+          streamEvent = message;
           return;
+        }
+        if (message.kind === "view") {
+          const event = streamEvent;
+          streamEvent = null;
+          if (held && message.view.viewer !== held.seat) {
+            if (event) pacer.push({ version: event.version, event: event.event, view: null });
+            reloadView(); // a snapshot for someone else than this seat: ask for ours
+            return;
+          }
+          pacer.push({ version: message.view.version, event: event?.event ?? null, view: message.view });
+          return;
+        }
+        if (message.kind === "resync") {
+          streamEvent = null;
+          pacer.reset();
         }
         dispatch(message);
       },
@@ -153,8 +224,9 @@ export function mountTable(root, gameId, { navigate, askName }) {
     try {
       const answer = await api.sendCommand(gameId, held.seat, held.token, command);
       // The answer's events also come down the stream, which alone tells the story (so the
-      // log has no gap); the answer's view, when the server sends one, saves a round trip.
-      if (answer.view) dispatch({ kind: "view", view: answer.view });
+      // log has no gap) at the page's pace; the answer's view is shown only if the stream
+      // does not bring that position in time.
+      if (answer.view) pacer.offer(answer.view);
       else reloadView();
       dispatch({ kind: "accepted", version: answer.version });
     } catch (error) {
@@ -168,8 +240,9 @@ export function mountTable(root, gameId, { navigate, askName }) {
     }
   }
 
+  /** A seat action; `question` ([title, text, yes]) is asked first in a dialog. */
   async function lifecycle(action, question) {
-    if (question && !window.confirm(question)) return;
+    if (question && !(await confirmAction(...question))) return;
     await act(action, { move: false });
   }
 
@@ -226,17 +299,20 @@ export function mountTable(root, gameId, { navigate, askName }) {
         event.preventDefault();
         act(action);
       }
-    } else if (event.key === "ArrowLeft" || event.key === "ArrowRight") {
-      const cards = [...root.querySelectorAll(".hand button.card:not([disabled])")];
-      if (!cards.length) return;
+    } else if (event.key === "Escape" && state.summary !== null) {
       event.preventDefault();
-      const at = cards.indexOf(document.activeElement);
-      const step = event.key === "ArrowRight" ? 1 : -1;
-      const next = at < 0 ? 0 : (at + step + cards.length) % cards.length;
-      cards[next].focus();
+      dismissSummary();
+    } else if (event.key === "ArrowLeft" || event.key === "ArrowRight") {
+      const next = nextCard(root, event.key === "ArrowRight" ? 1 : -1);
+      if (!next) return;
+      event.preventDefault();
+      next.focus();
     }
   }
 
+  function onVisibility() {
+    if (document.hidden) pacer.flush(); // nobody watches: the game is shown as it is
+  }
   // The turn clock ticks in place: the countdowns' text changes, the rest is not redrawn.
   const ticker = setInterval(() => {
     for (const el of root.querySelectorAll(".countdown[data-deadline]")) {
@@ -246,6 +322,7 @@ export function mountTable(root, gameId, { navigate, askName }) {
   }, 250);
 
   document.addEventListener("keydown", onKey);
+  document.addEventListener("visibilitychange", onVisibility);
   draw();
   start();
 
@@ -253,10 +330,27 @@ export function mountTable(root, gameId, { navigate, askName }) {
     unmounted = true;
     clearInterval(ticker);
     clearTimeout(reloadTimer);
+    clearTimeout(summaryTimer);
+    pacer.flush();
     document.removeEventListener("keydown", onKey);
+    document.removeEventListener("visibilitychange", onVisibility);
     stopStream?.();
     showConnection(null);
   };
+}
+
+/** The card ← or → goes to from the focused one: the next playable card that way (all cards
+ * when none is playable), from where the focus is, wrapping around. */
+function nextCard(root, step) {
+  const cards = [...root.querySelectorAll(".hand button.card")];
+  if (!cards.length) return null;
+  const playable = cards.filter((card) => card.classList.contains("playable"));
+  const pool = playable.length ? playable : cards;
+  const at = cards.indexOf(document.activeElement);
+  if (at < 0) return step > 0 ? pool[0] : pool[pool.length - 1];
+  const ahead = pool.filter((card) => (cards.indexOf(card) - at) * step > 0);
+  if (ahead.length) return step > 0 ? ahead[0] : ahead[ahead.length - 1];
+  return step > 0 ? pool[0] : pool[pool.length - 1];
 }
 
 function showConnection(status) {

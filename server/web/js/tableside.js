@@ -3,9 +3,8 @@
 // table's log. Rendering only, like table.js.
 
 import { h } from "./dom.js";
-import { cardName } from "./cards.js";
 import { cardFace } from "./cardview.js";
-import { awardRow } from "./felt.js";
+import { pointItem } from "./summary.js";
 import { TEAM_NAMES, namesOf, seatLabel } from "./narrate.js";
 
 export function sidePanels(state, view) {
@@ -18,12 +17,29 @@ export function sidePanels(state, view) {
     h(
       "section",
       { class: "panel log" },
-      h("h2", {}, "Table log"),
+      h("h2", { id: "log-title" }, "Table log"),
+      // The whole story, scrolled to its end (the page keeps it there unless the person
+      // scrolled back to read); tabindex: a keyboard can scroll it too.
       h(
         "ol",
-        { class: "log-lines" },
-        state.log.slice(-8).map((line) => h("li", {}, line.text)),
+        { class: "log-lines", tabindex: "0", "aria-labelledby": "log-title", "data-scroll-key": "log" },
+        state.log.map((line) => h("li", { "data-version": line.version }, line.text)),
       ),
+    ),
+    h(
+      "p",
+      { class: "keys-help" },
+      "Keyboard: ",
+      h("kbd", {}, "1"),
+      "–",
+      h("kbd", {}, "9"),
+      " choose an action, ",
+      h("kbd", {}, "←"),
+      " ",
+      h("kbd", {}, "→"),
+      " move between cards, ",
+      h("kbd", {}, "Enter"),
+      " plays.",
     ),
   );
 }
@@ -54,24 +70,12 @@ function lastTrick(state, view, names) {
   );
 }
 
-/** The counts that decided Game, kept after the next deal clears the live count; and why Game
- * was not awarded when the target was reached first (awarding stops there). */
-function gameNote(hand, target) {
-  if (!hand.gameCounts) return null; // a hand scored before this page's first view
-  const counts = `A ${hand.gameCounts[0]} · B ${hand.gameCounts[1]}`;
-  const awarded = hand.awards.some((award) => award.kind === "game");
-  const stopped = !awarded && Math.max(...hand.scores) >= target;
-  return h("li", { class: "game-note" }, h("span", {}, stopped ? "Game not awarded: target reached" : "Count for Game"), h("span", {}, counts));
-}
-
+/** The count toward Game and the points of the hand in progress (kicks, giving one), then the
+ * last scored hand's in award order. */
 function handPoints(state, view) {
-  const current = state.hand;
-  const row = (what, team, points) => h("li", {}, h("span", {}, what), h("span", {}, `${TEAM_NAMES[team]} +${points}`));
-  const early = (hand) => [
-    ...hand.kicks.filter((k) => k.points).map((k) => row(`Kick (${cardName(k.card)})`, k.team, k.points)),
-    ...hand.gaveOne.map((g) => row("Gave one", g.team, g.points)),
-  ];
-  const last = state.lastHand;
+  const hands = state.book.hands;
+  const current = hands.length && !hands[hands.length - 1].scored ? hands[hands.length - 1] : null;
+  const last = [...hands].reverse().find((hand) => hand.scored);
   return h(
     "section",
     { class: "panel points" },
@@ -80,19 +84,12 @@ function handPoints(state, view) {
       "ul",
       { class: "awards" },
       h("li", {}, h("span", {}, "Count toward Game"), h("span", {}, `A ${view.game_counts[0]} · B ${view.game_counts[1]}`)),
-      current ? early(current) : null,
+      current ? current.points.map(pointItem) : null,
     ),
     last
       ? [
-          h("h3", {}, `Hand ${last.number ?? ""} scored`),
-          h(
-            "ul",
-            { class: "awards" },
-            early(last),
-            last.awards.map(awardRow),
-            last.awards.length ? null : h("li", {}, "No points awarded"),
-            gameNote(last, view.rules.target),
-          ),
+          h("h3", {}, `Hand ${last.number} scored`),
+          h("ul", { class: "awards" }, last.points.length ? last.points.map(pointItem) : h("li", {}, "No points awarded")),
         ]
       : null,
   );

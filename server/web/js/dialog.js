@@ -1,0 +1,42 @@
+// Modal dialogs in the page (an HTML <dialog>: the focus is held inside and Escape cancels),
+// for the questions a person must answer before something that cannot be undone, and for
+// panels such as the score sheet. Never window.confirm: it blocks the page's streams and
+// cannot be styled or read back in a test.
+
+import { h } from "./dom.js";
+
+/**
+ * Shows a modal dialog: a title, a body (elements or text) and buttons `[{label, value,
+ * primary}]`. Resolves to the value of the button pressed, or null when it was dismissed.
+ */
+export function openDialog({ title, body, buttons }) {
+  return new Promise((resolve) => {
+    const close = (value) => {
+      dialog.close();
+      dialog.remove();
+      resolve(value);
+    };
+    const dialog = h(
+      "dialog",
+      { class: "dialog", "aria-labelledby": "dialog-title", oncancel: (event) => (event.preventDefault(), close(null)) },
+      h("h2", { id: "dialog-title" }, title),
+      h("div", { class: "dialog-body" }, body),
+      h(
+        "div",
+        { class: "dialog-buttons" },
+        buttons.map((button) =>
+          h("button", { type: "button", class: button.primary ? "primary" : "", "data-dialog": button.value ?? "cancel", onclick: () => close(button.value ?? null) }, button.label),
+        ),
+      ),
+    );
+    document.body.append(dialog);
+    dialog.showModal();
+    dialog.querySelector("button")?.focus(); // the first (Cancel): never a destructive default
+  });
+}
+
+/** A yes-or-no question: true when the person confirmed. */
+export async function confirmAction(title, text, yes) {
+  const answer = await openDialog({ title, body: h("p", {}, text), buttons: [{ label: "Cancel", value: null }, { label: yes, value: "yes", primary: true }] });
+  return answer === "yes";
+}
