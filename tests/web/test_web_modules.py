@@ -325,14 +325,14 @@ async def test_the_hand_summary_lists_every_point_of_the_events_in_award_order(
 
 PACER = """async () => {
   const { createPacer, STEP_MS } = await import('/static/js/pace.js');
-  const run = (factor, steps, { urgent = () => false, offer = null, hurryAt = null } = {}) => {
+  const run = (factor, steps, { clockLeft = () => null, offer = null, hurryAt = null } = {}) => {
     let now = 0;
     const timers = [];
     const shown = [];
     const pacer = createPacer({
       show: (step, ms) => shown.push([step.version, step.event?.type ?? null, ms, now]),
       idle: () => shown.push(['idle', now]),
-      factor: () => factor, urgent,
+      factor: () => factor, clockLeft,
       timers: { set: (fn, ms) => { timers.push({ at: now + ms, fn }); return timers.length; },
                 clear: (id) => { timers[id - 1].fn = null; } },
     });
@@ -353,7 +353,9 @@ PACER = """async () => {
     normal: run(1, trick),
     instant: run(0, trick),
     backlog: run(1, Array(20).fill('CardPlayed')).slice(1, 4),
-    urgent: run(1, ['CardPlayed'], { urgent: () => true }),
+    longer: run(1, Array(10).fill('CardPlayed')).slice(1, 2),
+    clock: run(1, ['CardPlayed'], { clockLeft: () => 1000 }),
+    roomy: run(1, ['CardPlayed'], { clockLeft: () => 30000 }),
     hurried: run(1, ['HandScored', 'Dealt'], { hurryAt: 1 }),
     late: run(1, [], { offer: { version: 7 } }),
     stale: run(1, ['CardPlayed'], { offer: { version: 1 } }),
@@ -365,23 +367,26 @@ PACER = """async () => {
 async def test_the_pace_queue_spaces_steps_catches_up_and_can_be_hurried(page: Page) -> None:
     """Steps are shown one after another, each for its type's time at the chosen speed;
     instant (reduced motion, a hidden tab) shows them at once; a backlog goes faster; a
-    running clock of the person's shortens the waits; a dismissed summary ends its wait; a
+    running clock of the person's bounds them; a dismissed summary ends its wait; a
     command's answer is shown only when the stream does not bring its position in time."""
     await page.goto("/")
     r = await page.evaluate(PACER)
     card, trick = r["base"]["CardPlayed"], r["base"]["TrickWon"]
-    # Normal: the first is shown at once for its time; the second, with one step queued
-    # behind it, a little shorter; the won trick, the last, for all of its time.
+    # Normal: each step of a command's batch for all of its time.
     assert [row[:3] for row in r["normal"][:3]] == [
         [1, "CardPlayed", card],
-        [2, "CardPlayed", round(card / (1 + 1 / 3))],
+        [2, "CardPlayed", card],
         [3, "TrickWon", trick],
     ]
     assert r["normal"][1][3] == r["normal"][0][2]  # the second is shown when the first's wait ends
     assert r["normal"][-1] == ["idle", r["normal"][2][3] + trick]
     assert [row[2] for row in r["instant"][:3]] == [0, 0, 0]
     assert [row[2] for row in r["backlog"]] == [0, 0, 0]  # beyond a dozen: at once
-    assert r["urgent"][0][2] == round(card * 0.3)
+    assert r["longer"][0][2] == round(card / (1 + (8 - 6) / 2))  # beyond a batch: faster
+    # The person's clock runs: a fifth of its time left at most (1 s left: 200 ms); with
+    # 30 s left the pace is the normal one.
+    assert r["clock"][0][2] == 200
+    assert r["roomy"][0][2] == card
     assert r["hurried"][1][:2] == [2, "Dealt"] and r["hurried"][1][3] == 0
     assert r["late"][0] == [7, None, 0, 1500]  # the stream never brought it: shown after 1.5 s
     assert [row[0] for row in r["stale"]] == [1, "idle"]  # an answer already shown: dropped

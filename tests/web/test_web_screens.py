@@ -1,6 +1,7 @@
-"""Screenshots of each screen, for people to look at (the README shows them): the lobby, a
-table in the middle of a hand (desktop and 390 px wide) and the replay viewer. Each is also a
-check that the screen is there and full."""
+"""Screenshots of each screen, for people to look at (the README shows them): the lobby, the
+table at four moments (the person's turn, a trick sweeping to its winner, a hand's summary, the
+end; at 1280x720 and 360x640) and the replay viewer. Each is also a check that the screen is
+there and full."""
 
 from __future__ import annotations
 
@@ -73,6 +74,27 @@ async def trick_overlaps(page: Page) -> list[str]:
     )
 
 
+MOMENT_SIZES = [((1280, 720), ""), ((360, 640), "-mobile")]
+
+
+async def shoot(page: Page, screenshots: Path, moment: str) -> None:
+    """The moment at the desktop size and on a small phone, each without scrolling."""
+    for (width, height), suffix in MOMENT_SIZES:
+        await page.set_viewport_size({"width": width, "height": height})
+        await page.screenshot(path=str(screenshots / f"table-{moment}{suffix}.png"))
+        assert await trick_overlaps(page) == [], (moment, width)
+    await page.set_viewport_size({"width": 1280, "height": 720})
+
+
+async def play_until(page: Page, rng: random.Random, selector: str) -> None:
+    for _ in range(3000):  # at the slow pace a hand takes a while
+        if await page.locator(selector).count():
+            return
+        if not await take_turn(page, rng, keyboard=False):
+            await page.wait_for_timeout(20)
+    raise AssertionError(f"{selector} never came")
+
+
 async def test_screens(page: Page, api: httpx.AsyncClient, screenshots: Path) -> None:
     waiting = (
         await api.post("/v1/games", json={"bots": [None, "heuristic", None, "heuristic"]})
@@ -80,18 +102,28 @@ async def test_screens(page: Page, api: httpx.AsyncClient, screenshots: Path) ->
     await take_seat(api, waiting, 0, "Maya")
     await api.post("/v1/games", json={"bots": ["heuristic"] * 4})  # one to replay
 
+    await page.set_viewport_size({"width": 1280, "height": 720})
     await page.goto("/")
     await page.fill("#player-name", "Ann")
     await page.click("#quick-play")
     await page.wait_for_url("**/table/*")
     await wait_for_table(page)
-    await mid_hand(page, random.Random(7))
+    rng = random.Random(7)
+    await mid_hand(page, rng)
+    await page.select_option('[data-key="speed"]', "normal")  # as a person's table shows it
     await page.mouse.move(0, 0)
-    await page.screenshot(path=str(screenshots / "table.png"), full_page=True)
-    assert await trick_overlaps(page) == []
-    await page.set_viewport_size({"width": 390, "height": 844})
-    await page.screenshot(path=str(screenshots / "table-mobile.png"), full_page=True)
-    assert await trick_overlaps(page) == []
+    await shoot(page, screenshots, "turn")
+
+    # At the slow pace, a won trick stays on the cloth long enough to be caught sweeping.
+    await page.select_option('[data-key="speed"]', "slow")
+    await play_until(page, rng, '.table-page[data-motion="TrickWon"]')
+    await shoot(page, screenshots, "sweep")
+    await play_until(page, rng, ".hand-summary")
+    await shoot(page, screenshots, "summary")
+    await page.select_option('[data-key="speed"]', "instant")
+    await play_until(page, rng, '.table-page[data-phase="ended"]')
+    await page.locator(".lifecycle .result").wait_for()
+    await shoot(page, screenshots, "end")
     await page.set_viewport_size({"width": 1280, "height": 900})
 
     await page.goto("/")

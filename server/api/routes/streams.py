@@ -247,7 +247,9 @@ class StreamController(Controller):
                 description="``true``: the view after every event instead of after each "
                 "batch (implies ``view``), so a client that shows moves one at a time, as "
                 "the web client does at a person's pace, has the position of each moment "
-                "without folding events itself.",
+                "without folding events itself. The server never spaces the bots' moves (they "
+                "play at once, except an away person's seat, played at the table's pace): "
+                "pacing them for people is the client's choice.",
             ),
         ] = False,
     ) -> Stream:

@@ -44,6 +44,7 @@ function append(el, children) {
 export function redrawer(root, draw) {
   let pending = false;
   let wanted = null; // {group, index}: the focus is to come back to this group
+  const scrollMemory = new Map(); // per scrolled list: {setTop, pinned}
   const run = () => {
     pending = false;
     const focused = document.activeElement?.closest?.("[data-key]");
@@ -57,10 +58,10 @@ export function redrawer(root, draw) {
     } else if (inside && !focused.dataset.focusHome) {
       wanted = null;
     }
-    const scrolls = scrollPlaces(root);
+    const scrolls = scrollPlaces(root, scrollMemory);
     const opened = [...root.querySelectorAll("details[open][data-key]")].map((el) => el.dataset.key);
     root.replaceChildren(draw());
-    restoreScrolls(root, scrolls);
+    restoreScrolls(root, scrolls, scrollMemory);
     for (const key of opened) root.querySelector(`details[data-key="${CSS.escape(key)}"]`)?.setAttribute("open", "");
     if (!key && !wanted) return;
     const again = key ? root.querySelector(`[data-key="${CSS.escape(key)}"]`) : null;
@@ -87,19 +88,31 @@ function inGroup(root, { group, index }) {
   return members[Math.min(Math.max(index, 0), members.length - 1)];
 }
 
-function scrollPlaces(root) {
-  return new Map(
-    [...root.querySelectorAll("[data-scroll-key]")].map((el) => [
-      el.dataset.scrollKey,
-      { top: el.scrollTop, atEnd: el.scrollTop + el.clientHeight >= el.scrollHeight - 4 },
-    ]),
-  );
+/** What a person does to scroll a list (a resize or a rotation moves its place too, and must
+ * not unpin it from its end). */
+const SCROLL_GESTURES = ["wheel", "touchstart", "pointerdown", "keydown"];
+
+/** Where each scrolled list is, and whether it follows its end: it does until the person
+ * scrolls it away from there, and again once they scroll back to the end. */
+function scrollPlaces(root, memory) {
+  const places = new Map();
+  for (const el of root.querySelectorAll("[data-scroll-key]")) {
+    const known = memory.get(el.dataset.scrollKey);
+    const atEnd = el.scrollTop + el.clientHeight >= el.scrollHeight - 4;
+    places.set(el.dataset.scrollKey, { top: el.scrollTop, pinned: known && !known.touched ? known.pinned : atEnd });
+  }
+  return places;
 }
 
-function restoreScrolls(root, places) {
+function restoreScrolls(root, places, memory) {
   for (const el of root.querySelectorAll("[data-scroll-key]")) {
-    const place = places.get(el.dataset.scrollKey);
-    el.scrollTop = !place || place.atEnd ? el.scrollHeight : place.top;
+    const key = el.dataset.scrollKey;
+    const place = places.get(key);
+    const pinned = !place || place.pinned;
+    el.scrollTop = pinned ? el.scrollHeight : place.top;
+    const entry = { pinned, touched: false };
+    memory.set(key, entry);
+    for (const gesture of SCROLL_GESTURES) el.addEventListener(gesture, () => (entry.touched = true), { passive: true });
   }
 }
 

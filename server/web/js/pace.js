@@ -5,8 +5,8 @@
 //
 // The queue never falls behind the stream for long: a backlog is shown faster (and at once
 // beyond a dozen steps), a hidden tab or `prefers-reduced-motion` shows every step at once,
-// and while the person's own turn clock runs the waits shrink so its time is not spent
-// watching. Timers are passed in, so a test steps through the queue without sleeping.
+// and when the person's own turn clock runs at the end of the queue, watching the steps
+// before it may take at most a fifth of the time left. Timers are passed in, so a test steps through the queue without sleeping.
 
 /** How long a step stays before the next one, at the normal speed, by its event's type. */
 export const STEP_MS = {
@@ -21,32 +21,43 @@ export const STEP_MS = {
 /** The speeds a person may choose, as factors of the normal waits. */
 export const SPEEDS = { slow: 1.6, normal: 1, fast: 0.5, instant: 0 };
 
-/** Beyond this many steps waiting, the backlog is shown at once. */
+/** Steps one command brings (a bot's trick and the next lead) are shown at the full pace;
+ * beyond this many waiting, each wait shortens; beyond CATCH_UP_AT, the backlog is shown at once. */
+const BATCH = 6;
 const CATCH_UP_AT = 12;
-/** The factor while the person's own clock runs: a glance at each move, not a show. */
-const URGENT_FACTOR = 0.3;
+/** The share of the person's time left that the steps before their turn may take. */
+const CLOCK_SHARE = 0.2;
 
 /**
  * A queue of steps `{version, event, view}`. `show(step, ms)` draws a step (ms: how long it
  * stays, for the animations); `idle()` is called when the queue has drained and the last wait
- * ended. `factor()` is the speed factor now (0: instant); `urgent(view)` tells whether the
- * person's clock runs in `view`. `timers`: `{set(fn, ms), clear(id)}`.
+ * ended. `factor()` is the speed factor now (0: instant); `clockLeft(view)` is the time (ms)
+ * left on the person's own clock in `view`, or null when it does not run for them.
+ * `timers`: `{set(fn, ms), clear(id)}`.
  */
-export function createPacer({ show, idle, factor, urgent, timers }) {
+export function createPacer({ show, idle, factor, clockLeft, timers }) {
   const queue = [];
   let timer = null;
   let shownVersion = 0;
   let heldView = null;
   let heldTimer = null;
 
+  const baseOf = (step) => (step.event ? STEP_MS[step.event.type] || 0 : 0);
+
   function waitFor(step) {
-    const base = step.event ? STEP_MS[step.event.type] || 0 : 0;
+    const base = baseOf(step);
     if (!base || step.version <= shownVersion) return 0;
     if (queue.length > CATCH_UP_AT) return 0;
-    let f = factor();
+    const backlog = 1 + Math.max(0, queue.length - BATCH) / 2;
+    let f = factor() / backlog;
     const last = queue.length ? queue[queue.length - 1].view : step.view;
-    if (last && urgent(last)) f = Math.min(f, URGENT_FACTOR);
-    return Math.round((base * f) / (1 + queue.length / 3));
+    const left = last ? clockLeft(last) : null;
+    if (left !== null && f > 0) {
+      const watching = [step, ...queue].reduce((sum, s) => sum + baseOf(s), 0) * f;
+      const budget = Math.max(0, left * CLOCK_SHARE);
+      if (watching > budget) f *= budget / watching;
+    }
+    return Math.round(base * f);
   }
 
   function pump() {

@@ -60,6 +60,8 @@ export function renderTable(state, handlers) {
       "data-stream": state.streamVersion,
       "data-gaps": state.gaps,
       "data-paused": String(Boolean(view.paused)),
+      "data-motion": state.motion?.type ?? "",
+      "data-motion-ms": state.motion?.ms ?? 0,
       "aria-labelledby": "table-title",
     },
     // The screen a person plays on fits the viewport (style.css); the panels come beside it

@@ -59,7 +59,7 @@ export function mountTable(root, gameId, { navigate, askName }) {
     show: showStep,
     idle: () => !unmounted && dispatch({ kind: "motion", motion: null }),
     factor: () => (REDUCED_MOTION.matches || document.hidden ? 0 : SPEEDS[speed]),
-    urgent: (view) => view.viewer !== null && view.to_act === view.viewer && Boolean(view.deadline),
+    clockLeft: (view) => (view.viewer !== null && view.to_act === view.viewer && view.deadline ? view.deadline - Date.now() : null),
     timers: { set: (fn, ms) => setTimeout(fn, ms), clear: (id) => clearTimeout(id) },
   });
 
