@@ -290,3 +290,39 @@ async def test_unknown_paths_and_tables_named_for_people(
         == "Maya\N{RIGHT SINGLE QUOTATION MARK}s table"
     )
     assert await row.locator(".age").text_content() == "just now"
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 720), (360, 640)])
+async def test_a_whole_game_by_mouse_without_scrolling(
+    page: Page, api: httpx.AsyncClient, width: int, height: int
+) -> None:
+    """Every move of a whole game is a click on something already in the viewport, and the
+    page never scrolls."""
+    await page.set_viewport_size({"width": width, "height": height})
+    game_id = await quick_play(page)
+    rng = random.Random(width)
+    offered = page.locator(OFFERED)
+    for _ in range(5000):
+        state = await table_state(page)
+        if state["phase"] == "ended":
+            break
+        count = await offered.count()
+        if not count:
+            await page.wait_for_timeout(20)
+            continue
+        box = await offered.nth(rng.randrange(count)).bounding_box()
+        if box is None:
+            continue  # redrawn meanwhile: look again
+        assert not outside(
+            [box["x"], box["y"], box["x"] + box["width"], box["y"] + box["height"]], width, height
+        ), f"an offered move outside the {width}x{height} viewport"
+        await page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        await page.wait_for_function(
+            "v => +document.querySelector('.table-page').dataset.version > v", arg=state["version"]
+        )
+        assert await page.evaluate("window.scrollY") == 0
+    assert (await view_of(api, game_id))["phase"] == "ended"
+    result = page.locator(".lifecycle .result")
+    await result.wait_for()
+    box = await result.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= height
