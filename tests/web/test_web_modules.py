@@ -429,3 +429,39 @@ async def test_a_hands_final_trick_stays_in_sight_after_the_next_deal(page: Page
     assert whole == ["Last trick of the last hand", ["KH", "AH", "2H", "5H"], "Won by P2"]
     part = await page.evaluate(FINAL_TRICK, 2)
     assert part == ["Last trick", [], "No trick yet this hand."]
+
+
+BOT_HANDS = """async () => {
+  const { apply, initial } = await import('/static/js/state.js');
+  const { renderTable } = await import('/static/js/table.js');
+  const seats = [0, 1, 2, 3].map((seat) => ({ seat, team: seat % 2, name: `P${seat}`, bot: null,
+                                              cards_held: 0, away: false, left: false }));
+  const view = { version: 1, phase: 'ended', viewer: 0, to_act: null, dealer: 3,
+    hand_number: 4, deal_number: 1, seats, rules: { target: 14, turn_seconds: 30 }, trump: 'D',
+    kicks: [], scores: [14, 9], trick: [], last_trick: [], tricks_played: 6,
+    game_counts: [0, 0], hand: [], legal_actions: [], winner: 0, seed_commitment: 'c',
+    seed: null, deadline: null, seat_actions: [], end_reason: 'target', rematch: null };
+  const dealt = (hand) => ({ type: 'Dealt', hand, deal: 1, dealer: 3, hands: [] });
+  const events = [
+    dealt(1), { type: 'CardPlayed', seat: 0, card: '2C' },         // the person played
+    { type: 'SeatAway', seat: 0, reason: 'stepped_away' },
+    { type: 'CardPlayed', seat: 0, card: '3C' },                    // a bot, hand 1
+    { type: 'CardPlayed', seat: 1, card: '4C' },                    // another seat: not counted
+    dealt(2), { type: 'Stood', seat: 0 },                           // a bot, hand 2
+    { type: 'SeatBack', seat: 0 },
+    dealt(3), { type: 'CardPlayed', seat: 0, card: '5C' },         // the person again
+    dealt(4), { type: 'TurnTimedOut', seat: 0, deadline: 0 },       // out of time: hand 4
+    { type: 'CardPlayed', seat: 0, card: '6C' },
+  ];
+  let state = apply(initial('g', 0), { kind: 'view', view });
+  events.forEach((event, i) => { state = apply(state, { kind: 'event', version: i + 2, event }); });
+  const root = renderTable(state, { now: () => 0, speed: () => 'normal' });
+  return [root.querySelector('.result').textContent, root.querySelector('.bot-note').textContent];
+}"""
+
+
+async def test_the_result_says_what_a_bot_played_for_the_person(page: Page) -> None:
+    await page.goto("/")
+    result, note = await page.evaluate(BOT_HANDS)
+    assert result == "You win, 14\u2013\u20609"
+    assert note == "A bot played 3 hands for you (while you were away or out of time)."
