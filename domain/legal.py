@@ -59,6 +59,11 @@ _GIVE_OR_RUN: Final[tuple[tuple[PlayerCommand, ...], ...]] = tuple(
 _RUN: Final[tuple[tuple[PlayerCommand, ...], ...]] = tuple((RunPack(seat),) for seat in range(4))
 
 
+def play_of(seat: int, card: C.Card) -> Play:
+    """The command of ``seat`` playing ``card`` (the very value ``legal_moves`` offers)."""
+    return _PLAYS[seat][card]
+
+
 def legal_actions(state: State, seat: int) -> list[PlayerCommand]:
     """Exactly the commands ``decide`` would accept from ``seat`` now."""
     return list(legal_moves(state, seat))
