@@ -31,6 +31,10 @@ COMPILED = (
     "evolve",
     "decide",
     "sight",
+    "policy",
+    "winprob",
+    "worlds",
+    "search",
     "bots",
     "autoplay",
 )
