@@ -34,6 +34,7 @@ COMPILED = (
     "policy",
     "winprob",
     "worlds",
+    "playout",
     "search",
     "bots",
     "autoplay",

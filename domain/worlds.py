@@ -150,18 +150,20 @@ def _place_constrained(
 def _fits(waiting: list[int], room: list[int]) -> bool:
     """Whether the cards still waiting (counted by their destination masks) can all be placed
     in ``room``: for every set of destinations, the cards that may go only there fit in it."""
+    active = [mask for mask in range(1, 32) if waiting[mask]]
+    if not active:
+        return True
+    space = [0] * 32
+    for places in range(1, 32):
+        lowest = places & -places
+        space[places] = space[places ^ lowest] + room[lowest.bit_length() - 1]
     for places in range(1, 32):
         need = 0
-        for mask in range(1, 32):
-            if waiting[mask] and mask & ~places == 0:
+        for mask in active:
+            if mask & ~places == 0:
                 need += waiting[mask]
-        if need:
-            space = 0
-            for place in range(5):
-                if places >> place & 1:
-                    space += room[place]
-            if need > space:
-                return False
+        if need > space[places]:
+            return False
     return True
 
 

@@ -13,10 +13,10 @@ from botgames import Setup, Step, drive, setups
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain import BOTS, Rules, State, legal_actions
+from domain import BOTS, Event, Rules, State, execute, fold, heuristic_bot, legal_actions
 from domain import cards as C
-from domain.autoplay import bot_rng, play_game
-from domain.search import Budget, action_values, best_action, hints, ranked
+from domain.autoplay import bot_rng, due_system_command, opening_commands
+from domain.search import LEVELS, Budget, action_values, best_action, hints, ranked
 from domain.sight import bot_view
 from domain.winprob import win_probability
 from domain.worlds import Knowledge, sample_hands
@@ -135,15 +135,37 @@ def test_hints_rank_every_legal_action_with_its_chance():
     assert hints(bot_view(DECISIONS[0], (DECISIONS[0].to_act + 1) % 4), random.Random(0)) == ()
 
 
-@pytest.mark.parametrize("level", ["strong", "master"])
-def test_a_game_of_search_bots_is_complete_and_replays_the_same(level):
-    bots = (level, "heuristic", "heuristic", "heuristic")
-    seed = "c0" * 32
-    rules = Rules(target=5)
-    state, log = play_game(seed, bots=bots, rules=rules)
-    assert state.phase == "ended" and state.seed == seed
-    assert play_game(seed, bots=bots, rules=rules)[1] == log
-    assert level in BOTS
+def _game_with_a_search(seed: str, rules: Rules) -> list[Event]:
+    """A game with a tiny search at seat 0 and the heuristic at the others, bots' rng apart."""
+    rng = bot_rng(seed)
+    names = ["search", "heuristic", "heuristic", "heuristic"]
+    state, log = State(), []
+    for command in opening_commands(seed, rules, names, names):
+        state, events = execute(state, command)
+        log.extend(events)
+    while state.seed is None:
+        seat = state.to_act
+        if seat is None:
+            command = due_system_command(state, seed)
+        elif seat == 0:
+            command = best_action(bot_view(state, seat), rng, TINY)
+        else:
+            command = heuristic_bot(bot_view(state, seat), rng)
+        state, events = execute(state, command)
+        log.extend(events)
+    return log
+
+
+def test_a_game_with_a_search_bot_is_complete_and_replays_the_same():
+    seed, rules = "c0" * 32, Rules(target=7)
+    log = _game_with_a_search(seed, rules)
+    assert fold(log).phase == "ended"
+    assert _game_with_a_search(seed, rules) == log
+
+
+def test_the_search_levels_are_bots_by_name():
+    assert {"random", "heuristic", "strong", "master"} <= set(BOTS)
+    assert set(LEVELS) == {"strong", "master"}
 
 
 def test_the_bots_rng_is_reproducible_and_not_seeded_with_the_deck_seed():
