@@ -73,6 +73,7 @@ from domain.evolve import evolve, fold
 from domain.fairness import Verification, verify
 from domain.legal import legal_actions, legal_moves, seat_actions
 from domain.rules import DEFAULT_TURN_SECONDS, Rules
+from domain.search import LEVELS, hints
 from domain.seeds import commit, derive_deck, derive_first_dealer
 from domain.sight import BotView, bot_view
 from domain.state import AWAY_AFTER_TIMEOUTS, EndReason, Phase, Player, State, next_seat, team_of
@@ -91,6 +92,7 @@ __all__ = [
     "BOTS",
     "CODES",
     "DEFAULT_TURN_SECONDS",
+    "LEVELS",
     "SPECTATOR",
     "VIOLATION_CODES",
     "Abort",
@@ -165,6 +167,7 @@ __all__ = [
     "fold",
     "hand_awards",
     "heuristic_bot",
+    "hints",
     "legal_actions",
     "legal_moves",
     "next_seat",

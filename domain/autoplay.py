@@ -6,6 +6,7 @@ game next (a deal from the seed, or the seed itself at the end); the service use
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Sequence
 from typing import Final
@@ -20,6 +21,15 @@ from domain.sight import bot_view
 from domain.state import State
 
 DEFAULT_RULES: Final = Rules()
+
+
+def bot_rng(seed: str) -> random.Random:
+    """The bots' randomness for a self-played game of ``seed``: reproducible, and yet no
+    bot can learn the deck seed from it. ``Random(seed)`` keeps the seed itself in its state,
+    where a bot could read it and derive every deck; a one-way digest of it cannot be undone."""
+    digest = hashlib.sha256(f"bots:{seed}".encode()).digest()
+    # Bots' choices need no secrecy from the players, only from the deck: a seeded PRNG.
+    return random.Random(digest)  # noqa: S311
 
 
 def due_system_command(state: State, seed: str) -> Deal | RevealSeed | None:
@@ -70,9 +80,9 @@ def play_game(
     rules: Rules = DEFAULT_RULES,
     rng: random.Random | None = None,
 ) -> tuple[State, list[Event]]:
-    """Play one complete game between bots (by ``BOTS`` name) and return the log."""
-    # Bots' choices need no secrecy: a seeded PRNG makes a self-played game reproducible.
-    rng = rng or random.Random(seed)  # noqa: S311
+    """Play one complete game between bots (by ``BOTS`` name) and return the log. ``rng``:
+    the bots' randomness (by default ``bot_rng(seed)``)."""
+    rng = rng or bot_rng(seed)
     players: list[Bot] = [BOTS[name] for name in bots]
     state = State()
     log: list[Event] = []

@@ -1,8 +1,9 @@
-"""Bots: pure functions of one seat's view (never the full state), so they cannot cheat.
+"""Bots: pure functions of one seat's information (never the full state), so they cannot cheat.
 
-``random_bot`` plays a uniformly random legal action. ``heuristic_bot`` plays like a careful
-beginner: it stands on a strong trump hand, cashes High, protects its Jack, feeds counting
-cards to a partner who is winning the trick and wins tricks as cheaply as it can.
+Every bot is a ``Bot``: it gets its seat's ``BotView`` (the view and what the seat has seen of
+the hand) and an rng. ``random_bot`` plays a uniformly random legal action. ``heuristic_bot``
+plays like a careful beginner (``policy``). ``strong`` and ``master`` search the deals the
+seat cannot tell apart (``search``), with more deals for ``master``.
 """
 
 from __future__ import annotations
@@ -12,8 +13,11 @@ from collections.abc import Callable
 from typing import Final, Protocol
 
 from domain import cards as C
+from domain import policy, search
 from domain.commands import Beg, GiveOne, Play, PlayerCommand, RunPack, Stand
+from domain.legal import play_of
 from domain.rules import Rules
+from domain.sight import BotView
 from domain.visibility import PlayedCard, Viewer
 
 
@@ -39,7 +43,9 @@ class SeatSight(Protocol):
     def trick(self) -> tuple[PlayedCard, ...]: ...
 
 
-Bot = Callable[[SeatSight, random.Random], PlayerCommand]
+Bot = Callable[[BotView, random.Random], PlayerCommand]
+"""The one interface of every bot: the seat's view and memory of the hand (``bot_view``, its
+information only), and an rng of its own (never one seeded with the deck's seed)."""
 
 
 def random_bot(view: SeatSight, rng: random.Random) -> PlayerCommand:
@@ -63,104 +69,37 @@ def choice_index(rng: random.Random, n: int) -> int:
 
 
 def heuristic_bot(view: SeatSight, rng: random.Random) -> PlayerCommand:
-    """A sensible legal action; ``rng`` only breaks ties."""
+    """A sensible legal action (``policy``): the same from a ``View`` as from a ``BotView``;
+    ``rng`` is not used (the heuristic breaks ties by the order of the legal actions)."""
     actions = view.legal_actions
-    kinds = {type(a) for a in actions}
-    if Stand in kinds:
-        return _stand_or_beg(view, actions)
-    if RunPack in kinds:
-        return _give_or_run(view, actions)
-    plays = [a for a in actions if isinstance(a, Play)]
-    return _choose_play(view, plays)
-
-
-def _trump_suit(view: SeatSight) -> int:
-    letter = view.trump if view.trump is not None else view.kicks[0][1]
-    return C.SUITS.index(letter)
-
-
-def _hand(view: SeatSight) -> list[int]:
-    return [C.parse(c) for c in view.hand or ()]
-
-
-def _stand_or_beg(view: SeatSight, actions: tuple[PlayerCommand, ...]) -> PlayerCommand:
-    trump = _trump_suit(view)
-    trumps = [c for c in _hand(view) if c // 13 == trump]
-    strong = any(c % 13 >= C.JACK for c in trumps)
-    want = Stand if len(trumps) >= 3 or (len(trumps) >= 2 and strong) else Beg
-    return next(a for a in actions if isinstance(a, want))
-
-
-def _give_or_run(view: SeatSight, actions: tuple[PlayerCommand, ...]) -> PlayerCommand:
     me = view.viewer
     assert me is not None
-    trump = _trump_suit(view)
-    trumps = [c for c in _hand(view) if c // 13 == trump]
-    begging_team = (me + 1) & 1
-    giving_loses = view.scores[begging_team] + 1 >= view.rules.target
-    keep = len(trumps) >= 2 and not giving_loses
-    want = GiveOne if keep else RunPack
-    return next((a for a in actions if isinstance(a, want)), actions[-1])
+    first = actions[0]
+    hand = C.cardset(C.parse_all(view.hand or ()))
+    if isinstance(first, Play):
+        trump = view.trump
+        assert trump is not None
+        trick = view.trick
+        card = policy.play_card(
+            C.cardset([C.parse(a.card) for a in actions if isinstance(a, Play)]),
+            me,
+            C.SUITS.index(trump),
+            tuple([C.parse(p.card) for p in trick]),
+            trick[0].seat if trick else me,
+        )
+        return play_of(me, card)
+    proposed = C.SUITS.index(view.kicks[0][1])
+    if isinstance(first, Stand):
+        return Stand(me) if policy.stands(hand, proposed) else Beg(me)
+    begging_score = view.scores[(me + 1) & 1]
+    give = policy.gives_one(hand, proposed, begging_score, view.rules.target)
+    return first if give and isinstance(first, GiveOne) else RunPack(me)
 
 
-def _winning(trick: tuple[PlayedCard, ...], trump: int) -> PlayedCard | None:
-    if not trick:
-        return None
-    led = C.parse(trick[0].card) // 13
-
-    def strength(p: PlayedCard) -> int:
-        card = C.parse(p.card)
-        if card // 13 == trump:
-            return 100 + card % 13
-        return card % 13 if card // 13 == led else -1
-
-    return max(trick, key=strength)
-
-
-def _beats(card: int, best: int, led: int, trump: int) -> bool:
-    if card // 13 == best // 13:
-        return card % 13 > best % 13
-    return card // 13 == trump
-
-
-def _cheapness(card: int, trump: int) -> tuple[int, int, int]:
-    """Lower is cheaper to throw away: no game count, not a trump, low rank."""
-    return (C.GAME_COUNT[card], card // 13 == trump, card % 13)
-
-
-def _choose_play(view: SeatSight, plays: list[Play]) -> Play:
-    me = view.viewer
-    assert me is not None
-    trump = _trump_suit(view)
-    jack = trump * 13 + C.JACK
-    cards = {C.parse(p.card): p for p in plays}
-    trick = view.trick
-    if not trick:
-        high_trumps = [c for c in cards if c // 13 == trump and c % 13 >= C.KING]
-        if high_trumps:  # cash High before it can be trumped away
-            return cards[max(high_trumps)]
-        plain = [c for c in cards if c // 13 != trump and C.GAME_COUNT[c] < 10] or list(cards)
-        return cards[min(plain, key=lambda c: _cheapness(c, trump))]
-    winning = _winning(trick, trump)
-    assert winning is not None
-    best = C.parse(winning.card)
-    led = C.parse(trick[0].card) // 13
-    partner_winning = winning.seat == (me + 2) & 3
-    last_to_play = len(trick) == 3
-    if partner_winning and (last_to_play or (best // 13 == trump and best % 13 >= C.QUEEN)):
-        # Feed the partner counting cards, but never a trump of our own needlessly.
-        feed = [c for c in cards if c // 13 != trump] or [c for c in cards if c != jack]
-        if feed:
-            return cards[max(feed, key=lambda c: (C.GAME_COUNT[c], -(c % 13)))]
-    winners = [c for c in cards if _beats(c, best, led, trump)]
-    if jack in cards and jack in winners and last_to_play:
-        return cards[jack]  # a safe Jack: nobody left to take it
-    safe_winners = [c for c in winners if c != jack]
-    if safe_winners and not partner_winning:
-        return cards[min(safe_winners, key=lambda c: (c // 13 == trump, c % 13))]
-    losers = [c for c in cards if c != jack] or list(cards)
-    return cards[min(losers, key=lambda c: _cheapness(c, trump))]
-
-
-BOTS: Final[dict[str, Bot]] = {"random": random_bot, "heuristic": heuristic_bot}
+BOTS: Final[dict[str, Bot]] = {
+    "random": random_bot,
+    "heuristic": heuristic_bot,
+    "strong": search.strong_bot,
+    "master": search.master_bot,
+}
 """Bot kinds by the name a seat records in ``PlayerJoined.bot``."""

@@ -31,6 +31,11 @@ COMPILED = (
     "evolve",
     "decide",
     "sight",
+    "policy",
+    "winprob",
+    "worlds",
+    "playout",
+    "search",
     "bots",
     "autoplay",
 )

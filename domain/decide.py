@@ -66,7 +66,7 @@ from domain.events import (
     TurnTimedOut,
 )
 from domain.evolve import evolve
-from domain.legal import follow_mask, give_one_allowed
+from domain.legal import follow_mask, give_one_allowed, trick_winner
 from domain.seeds import commitment_matches
 from domain.state import AWAY_AFTER_TIMEOUTS, Player, State, next_seat, team_of
 
@@ -428,12 +428,8 @@ def _play(out: _Outcome, state: State, cmd: Play) -> None:
 
 
 def _trick_winner(state: State) -> int:
-    trick = state.trick
     assert state.trump is not None
-    played = C.cardset(trick)
-    trumps = played & C.SUIT_MASKS[state.trump]
-    best = C.highest(trumps if trumps else played & C.SUIT_MASKS[trick[0] // 13])
-    return (state.leader + trick.index(best)) & 3
+    return trick_winner(state.trick, state.leader, state.trump)
 
 
 def _holder(state: State, card: int) -> int:

@@ -114,6 +114,8 @@ def _dealt(s: State, e: Dealt) -> State:
         last_trick=(),
         tricks_played=0,
         won=(0, 0),
+        plays=(),
+        begged=False,
     )
 
 
@@ -131,6 +133,7 @@ def _begged(s: State, e: Begged) -> State:
         version=s.version + 1,
         phase="dealer_choice",
         players=_acted(s, e.seat),
+        begged=True,
         turn_at=e.at,
         turn_timed_out=False,
     )
@@ -192,6 +195,7 @@ def _card_played(s: State, e: CardPlayed) -> State:
         version=s.version + 1,
         hands=_put(s.hands, seat, s.hands[seat] & ~(1 << card)),
         trick=(*s.trick, card),
+        plays=(*s.plays, seat << 6 | card),
         players=_acted(s, seat),
         turn_at=e.at,
         turn_timed_out=False,

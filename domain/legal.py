@@ -25,17 +25,26 @@ from domain.state import State
 def follow_mask(state: State, seat: int) -> tuple[C.CardSet, bool]:
     """The cards ``seat`` may play by the follow and undertrump rules, and whether the
     undertrump rule removed any (so a refusal can name the rule that was broken)."""
-    hand = state.hands[seat]
     trick = state.trick
+    if not trick:
+        return state.hands[seat], False
+    trump = state.trump
+    assert trump is not None  # playing phase always has a trump
+    return follow_cards(state.hands[seat], trick, trump, state.rules.undertrump == "forbidden")
+
+
+def follow_cards(
+    hand: C.CardSet, trick: tuple[int, ...], trump: int, undertrump_forbidden: bool
+) -> tuple[C.CardSet, bool]:
+    """``follow_mask`` for a ``hand`` facing ``trick``: the rule itself, on plain numbers, for
+    the search's playouts as for the game."""
     if not trick:
         return hand, False
     led = trick[0] // 13
-    trump = state.trump
-    assert trump is not None  # playing phase always has a trump
     trump_mask = C.SUIT_MASKS[trump]
     led_cards = hand & C.SUIT_MASKS[led]
     allowed = (led_cards | (hand & trump_mask)) if led_cards else hand
-    if state.rules.undertrump == "forbidden" and led != trump:
+    if undertrump_forbidden and led != trump:
         trumps_played = C.cardset(trick) & trump_mask
         if trumps_played:
             below_top = (1 << C.highest(trumps_played)) - 1
@@ -43,6 +52,15 @@ def follow_mask(state: State, seat: int) -> tuple[C.CardSet, bool]:
             if under and allowed & ~under:
                 return allowed & ~under, True
     return allowed, False
+
+
+def trick_winner(trick: tuple[int, ...], leader: int, trump: int) -> int:
+    """The seat that wins a complete ``trick`` led by ``leader``: the highest trump, else the
+    highest card of the suit led."""
+    played = C.cardset(trick)
+    trumps = played & C.SUIT_MASKS[trump]
+    best = C.highest(trumps if trumps else played & C.SUIT_MASKS[trick[0] // 13])
+    return (leader + trick.index(best)) & 3
 
 
 # Commands are immutable values, so the legal moves are picked from these instead of being built
@@ -57,6 +75,11 @@ _GIVE_OR_RUN: Final[tuple[tuple[PlayerCommand, ...], ...]] = tuple(
     (GiveOne(seat), RunPack(seat)) for seat in range(4)
 )
 _RUN: Final[tuple[tuple[PlayerCommand, ...], ...]] = tuple((RunPack(seat),) for seat in range(4))
+
+
+def play_of(seat: int, card: C.Card) -> Play:
+    """The command of ``seat`` playing ``card`` (the very value ``legal_moves`` offers)."""
+    return _PLAYS[seat][card]
 
 
 def legal_actions(state: State, seat: int) -> list[PlayerCommand]:

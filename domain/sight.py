@@ -14,16 +14,17 @@ from domain.commands import PlayerCommand
 from domain.legal import legal_moves
 from domain.records import Record
 from domain.rules import Rules
-from domain.state import State
+from domain.state import Phase, State
 from domain.visibility import PlayedCard, played_cards
 
 
 class BotView(Record):
-    """What a bot decides from: the part of its seat's ``View`` that bots read, built from that
-    seat's visible facts only, as the engine's card numbers. The codes are made when a bot
-    reads them (``hand``, ``kicks``, ``trick``, ``trump``), so a bot that reads only its legal
-    actions, as the random one does, costs no conversion: building a whole ``View`` for every
-    decision was most of the time of a self-played game."""
+    """What a bot decides from: the part of its seat's ``View`` that bots read and what the
+    seat has seen of the hand so far (every card played and by whom, the kicks, the beg, its
+    own dealt cards), built from that seat's visible facts only, as the engine's card numbers.
+    The codes are made when a bot reads them (``hand``, ``kicks``, ``trick``, ``trump``), so a
+    bot that reads only its legal actions, as the random one does, costs no conversion:
+    building a whole ``View`` for every decision was most of the time of a self-played game."""
 
     FIELDS = (
         "viewer",
@@ -35,6 +36,13 @@ class BotView(Record):
         "kick_cards",
         "trick_cards",
         "trick_leader",
+        "phase",
+        "dealer",
+        "dealt_cards",
+        "plays",
+        "begged",
+        "won_cards",
+        "tricks_played",
     )
     __slots__ = FIELDS
 
@@ -54,6 +62,19 @@ class BotView(Record):
     trick_cards: Final[tuple[int, ...]]
     """The trick in play, in play order from ``trick_leader``."""
     trick_leader: Final[int]
+    # What the seat remembers of the hand: all of it public but its own dealt cards.
+    phase: Final[Phase]
+    dealer: Final[int]
+    dealt_cards: Final[C.CardSet]
+    """Every card the seat was dealt this hand (its hand and the cards it has played)."""
+    plays: Final[tuple[int, ...]]
+    """Every card played this hand, in play order, as ``seat << 6 | card`` (``State.plays``):
+    who led what, and who failed to follow (a void)."""
+    begged: Final[bool]
+    """The dealer's right begged this hand (then one kick and a trump: the dealer gave one)."""
+    won_cards: Final[tuple[int, int]]
+    """The cards each team has captured this hand, team 0 first."""
+    tricks_played: Final[int]
 
     def __init__(self, state: State, seat: int) -> None:
         """What the bot of ``seat`` may see of ``state``: the same facts as ``view``'s."""
@@ -66,6 +87,14 @@ class BotView(Record):
         self.kick_cards = state.kicks
         self.trick_cards = state.trick
         self.trick_leader = state.leader
+        self.phase = state.phase
+        self.dealer = state.dealer
+        self.dealt_cards = state.dealt[seat]
+        self.plays = state.plays
+        self.begged = state.begged
+        won = state.won
+        self.won_cards = (won[0], won[1])
+        self.tricks_played = state.tricks_played
 
     @property
     def hand(self) -> tuple[str, ...]:

@@ -105,7 +105,9 @@ def play(game: Spec) -> list[Event]:
     """The log of ``game`` as the engine of today plays it."""
     if game.driver == "bots":
         bots = [kind or "random" for kind in game.seats]
-        return play_game(game.seed, bots=bots, rules=game.rules)[1]
+        # Recorded when the bots' rng was seeded with the deck seed (which a bot could read
+        # back): the fixture pins that rng, new self-play derives it one way (``bot_rng``).
+        return play_game(game.seed, bots=bots, rules=game.rules, rng=random.Random(game.seed))[1]
     return _play_table(game)
 
 

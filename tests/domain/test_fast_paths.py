@@ -18,6 +18,7 @@ from botgames import Setup, Step, drive
 from test_hidden_information import LeakChecks
 
 from domain import Rules, derive_deck, heuristic_bot, random_bot, seeds, view
+from domain import cards as C
 from domain.bots import choice_index
 from domain.sight import BotView, bot_view
 
@@ -51,6 +52,10 @@ class BotViewChecks:
                 assert getattr(light, name) == getattr(full, name), (name, state.version)
             fields = dict(zip(BotView.FIELDS, light.values(), strict=True))
             self.leaks.check(msgspec.json.encode(fields), seat, f"bot view v{state.version}")
+            # Its cards are numbers: the leak check reads them as the codes they stand for.
+            self.leaks.check(
+                msgspec.json.encode(_cards_of(light)), seat, f"bot view v{state.version}"
+            )
             if light.legal_actions:
                 self.decisions += 1
                 rng = random.Random(state.version)
@@ -66,6 +71,14 @@ def test_a_bot_view_shows_what_the_seats_view_shows_and_leaks_nothing(setup):
     assert checks.decisions > 100 and checks.leaks.seed_revealed
 
 
+def _cards_of(sight: BotView) -> list[str]:
+    """Every card a bot view holds, as codes: its sets, its kicks, trick and plays."""
+    masks = [sight.hand_cards, sight.dealt_cards, *sight.won_cards]
+    cards = [c for mask in masks for c in C.cards_in(mask)]
+    cards += [*sight.kick_cards, *sight.trick_cards, *(entry & 63 for entry in sight.plays)]
+    return [C.CODES[c] for c in cards]
+
+
 def test_a_bot_view_holds_only_fields_of_its_seat():
     """Its fields: the seat's own cards and public facts; the leak check covers their values."""
     assert set(BotView.FIELDS) == {
@@ -78,6 +91,13 @@ def test_a_bot_view_holds_only_fields_of_its_seat():
         "kick_cards",
         "trick_cards",
         "trick_leader",
+        "phase",
+        "dealer",
+        "dealt_cards",
+        "plays",
+        "begged",
+        "won_cards",
+        "tricks_played",
     }
 
 
