@@ -15,6 +15,7 @@ from domain.bots import BOTS, Bot
 from domain.commands import Command, CreateGame, Deal, Join, RevealSeed
 from domain.decide import execute
 from domain.events import Event
+from domain.records import Record
 from domain.rules import Rules
 from domain.seeds import commit, derive_deck, derive_first_dealer
 from domain.sight import bot_view
@@ -49,16 +50,37 @@ def owed_command(
     whose deadline just passed), made from that seat's view only. Nothing while the game is
     paused (every person away or gone); ``at``: the time, for an away seat's pace (None: the
     pace is not waited for)."""
+    owed = owed_turn(state, seed, at)
+    if owed is None or not isinstance(owed, BotTurn):
+        return owed
+    return BOTS[owed.kind](bot_view(state, owed.seat), rng)
+
+
+class BotTurn(Record):
+    """A bot is to decide for ``seat`` now, at the level ``kind``."""
+
+    FIELDS = ("seat", "kind")
+    __slots__ = FIELDS
+
+    seat: Final[int]
+    kind: Final[str]
+
+    def __init__(self, seat: int, kind: str) -> None:
+        self.seat = seat
+        self.kind = kind
+
+
+def owed_turn(state: State, seed: str, at: int | None = None) -> Deal | RevealSeed | BotTurn | None:
+    """What the game owes itself next: a deal or the seed reveal, or a bot's turn (which the
+    caller decides, here at once or, for the searching levels, in another process); nothing
+    while the game is paused."""
     if state.paused:
         return None
     command = due_system_command(state, seed)
     if command is not None:
         return command
     acting = state.bot_to_act(at)
-    if acting is None:
-        return None
-    seat, kind = acting
-    return BOTS[kind](bot_view(state, seat), rng)
+    return None if acting is None else BotTurn(*acting)
 
 
 def opening_commands(

@@ -36,6 +36,7 @@ class CreateGame(_Command, frozen=True, tag="create_game"):
     pause_when_absent: bool = False
     away_pace_ms: int = 0
     idle_expiry_ms: int | None = None
+    stand_in: str = "heuristic"
 
 
 class Join(_Command, frozen=True, tag="join"):

@@ -157,6 +157,7 @@ def _create_game(out: _Outcome, state: State, cmd: CreateGame) -> None:
             pause_when_absent=cmd.pause_when_absent,
             away_pace_ms=cmd.away_pace_ms,
             idle_expiry_ms=cmd.idle_expiry_ms,
+            stand_in=cmd.stand_in,
         )
     )
 

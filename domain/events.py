@@ -51,6 +51,9 @@ class GameCreated(_Event, frozen=True, tag="GameCreated"):
     idle_expiry_ms: int | None = None
     """A game paused, or waiting with no clock on a person, this long after it was last
     active is closed (``GameAborted``, reason ``idle``). Null: never."""
+    stand_in: str = "heuristic"
+    """The bot level that decides for a person who is away, gone or out of time (a name of
+    ``domain.bots.BOTS``); ``heuristic`` in logs written before the table chose one."""
 
 
 class PlayerJoined(_Event, frozen=True, tag="PlayerJoined"):

@@ -77,6 +77,7 @@ def _game_created(s: State, e: GameCreated) -> State:
         pause_when_absent=e.pause_when_absent,
         away_pace_ms=e.away_pace_ms,
         idle_expiry_ms=e.idle_expiry_ms,
+        stand_in=e.stand_in,
     )
 
 

@@ -43,7 +43,17 @@ class Record:
     def __hash__(self) -> int:
         return hash(self.values())
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its class and field values (in ``FIELDS`` order, the order every
+        record's constructor takes them in): the service hands states to the processes that
+        run the search bots."""
+        return (_rebuild, (type(self), self.values()))
+
     def __repr__(self) -> str:
         fields = zip(self.FIELDS, self.values(), strict=True)
         pairs = ", ".join(f"{name}={value!r}" for name, value in fields)
         return f"{type(self).__name__}({pairs})"
+
+
+def _rebuild(cls: type[Record], values: tuple[Any, ...]) -> Record:
+    return cls(*values)

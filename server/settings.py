@@ -8,7 +8,7 @@ import re
 import types
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -65,6 +65,12 @@ class Settings(msgspec.Struct, frozen=True):
     away_pace_s: Annotated[float, msgspec.Meta(ge=0, le=60)] = 1.5
     """How long after its turn came the bot plays an away person's seat while others play on
     (0: at once); recorded in each new game."""
+    stand_in: Literal["random", "heuristic", "strong", "master"] = "strong"
+    """The bot level that plays for a person who is away, gone or out of time in a new game
+    (recorded in its ``GameCreated``)."""
+    bot_workers: Annotated[int, msgspec.Meta(ge=0, le=64)] = 1
+    """Processes of this server that run the search bots' decisions, off its event loop (0:
+    decide them in a thread of the server process, for machines that cannot fork)."""
     idle_expiry_s: Annotated[int, msgspec.Meta(ge=0)] = 1_800
     """A game paused (everyone away) or waiting with no clock on a person this long after its
     last move or change of seats is closed as idle (0: never); recorded in each new game."""
@@ -122,6 +128,8 @@ ENV_NAMES: Mapping[str, str] = {
     "pause_when_absent": "ALLFOURS_PAUSE_WHEN_ABSENT",
     "away_pace_s": "ALLFOURS_AWAY_PACE_S",
     "idle_expiry_s": "ALLFOURS_IDLE_EXPIRY_S",
+    "stand_in": "ALLFOURS_STAND_IN",
+    "bot_workers": "ALLFOURS_BOT_WORKERS",
     "sweep_interval_s": "ALLFOURS_SWEEP_INTERVAL_S",
     "trusted_proxies": "ALLFOURS_TRUSTED_PROXIES",
     "max_connections_per_address": "ALLFOURS_MAX_CONNECTIONS_PER_ADDRESS",

@@ -32,6 +32,7 @@ from server.api.routes.commands import CommandsController
 from server.api.routes.docs_page import spec_at_root
 from server.api.routes.games import GamesController
 from server.api.routes.health import HealthController
+from server.api.routes.hints import HintsController
 from server.api.routes.history import HistoryController
 from server.api.routes.names import NamesController
 from server.api.routes.seats import SeatsController
@@ -42,7 +43,7 @@ from server.api.spec import openapi_config
 from server.clock import system_clock
 from server.deadlines import DeadlineSweeper
 from server.lobby import Lobby
-from server.service import GameService, TableOptions
+from server.service import GameService, TableOptions, Thinker
 from server.settings import Settings, from_env
 from server.store import connect_store
 
@@ -144,7 +145,9 @@ def create_app(settings: Settings | None = None) -> Litestar:
                 pause_when_absent=settings.pause_when_absent,
                 away_pace_ms=int(settings.away_pace_s * 1000),
                 idle_expiry_ms=settings.idle_expiry_s * 1000 if settings.idle_expiry_s else None,
+                stand_in=settings.stand_in,
             ),
+            thinker=Thinker(settings.bot_workers),
         )
         sweeper = DeadlineSweeper(
             service, store, clock=system_clock, interval_s=settings.sweep_interval_s
@@ -169,6 +172,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         gc.collect()
         gc.freeze()
         gc.set_threshold(20_000, 50, 100)
+        service.thinker.warm()
         sweeping = asyncio.create_task(sweeper.run(), name="deadline-sweeper")
         try:
             yield
@@ -179,6 +183,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
                 await asyncio.wait_for(sweeping, timeout=settings.shutdown_grace_s)
             except TimeoutError:
                 _log.warning("the deadline sweeper did not stop in time")
+            service.thinker.close()
             await store.aclose()
 
     async def before_request(request: Request[Any, Any, Any]) -> None:
@@ -197,6 +202,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     app = Litestar(
         route_handlers=[
             GamesController,
+            HintsController,
             SeatsController,
             CommandsController,
             HistoryController,

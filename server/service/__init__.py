@@ -10,7 +10,8 @@ atomic append, so a game never stalls half-way and two instances can never fork 
 Its collaborators, one job each: :mod:`~server.service.state_cache` (the per-process cache of
 states), :mod:`~server.service.idempotency` (what a command id is recorded with, and its earlier
 outcome), :mod:`~server.service.deciding` (a command and what the game owes itself, decided
-purely), :mod:`~server.service.game_ids` (random and derived game ids) and
+purely), :mod:`~server.service.thinking` (the bots' decisions, the searching levels in worker
+processes, off the event loop), :mod:`~server.service.game_ids` (random and derived game ids) and
 :mod:`~server.service.issuing` (seat and creator tokens); :mod:`~server.service.games` holds
 :class:`GameService`, which ties them to the store and the lobby.
 """
@@ -18,12 +19,14 @@ purely), :mod:`~server.service.game_ids` (random and derived game ids) and
 from server.service.game_ids import game_id_for_key, new_game_id, rematch_id_of
 from server.service.games import GameService, TableOptions
 from server.service.results import CommandResult, SeatGrant
+from server.service.thinking import Thinker
 
 __all__ = [
     "CommandResult",
     "GameService",
     "SeatGrant",
     "TableOptions",
+    "Thinker",
     "game_id_for_key",
     "new_game_id",
     "rematch_id_of",

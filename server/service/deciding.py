@@ -3,16 +3,13 @@ moves (for bots, and for people away, gone or just timed out), the seed reveal."
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 
 from domain import Command, Event, State, execute
-from domain.autoplay import owed_command
+from domain.autoplay import BotTurn, owed_turn
+from server.service.thinking import Thinker
 
 __all__ = ["decide_all", "decide_owed"]
-
-_bot_rng = random.SystemRandom()
-"""Bots need no reproducibility in a live game, and must not hint at the deck's seed."""
 
 
 def decide_all(state: State, commands: Sequence[Command], at: int) -> tuple[State, list[Event]]:
@@ -24,13 +21,19 @@ def decide_all(state: State, commands: Sequence[Command], at: int) -> tuple[Stat
     return state, events
 
 
-def decide_owed(state: State, seed: str, at: int) -> tuple[State, list[Event]]:
+async def decide_owed(
+    state: State, seed: str, at: int, thinker: Thinker
+) -> tuple[State, list[Event]]:
     """Everything the game does by itself from ``state`` at time ``at`` until a person must
-    act (or an away person's seat is due later, at the table's pace, or the game is paused)."""
+    act (or an away person's seat is due later, at the table's pace, or the game is paused);
+    the bots' decisions by ``thinker`` (the searching ones off the event loop)."""
     events: list[Event] = []
     while True:
-        command = owed_command(state, seed, _bot_rng, at)
-        if command is None:
+        owed = owed_turn(state, seed, at)
+        if owed is None:
             return state, events
+        command = (
+            await thinker.decide(state, owed.seat, owed.kind) if isinstance(owed, BotTurn) else owed
+        )
         state, produced = execute(state, command, at)
         events.extend(produced)

@@ -35,6 +35,7 @@ from server.service.issuing import TokenIssuer
 from server.service.results import CommandResult, SeatGrant
 from server.service.runner import CommandRunner
 from server.service.state_cache import Cached, StateCache, decoded
+from server.service.thinking import Thinker
 from server.store import EventStore, StoredEvent
 from server.tokens import CREATOR, token_hash
 
@@ -50,6 +51,8 @@ class TableOptions:
     pause_when_absent: bool = True
     away_pace_ms: int = 1_500
     idle_expiry_ms: int | None = 1_800_000
+    stand_in: str = "strong"
+    """The bot level that plays for a person who is away, gone or out of time."""
 
 
 _log = logging.getLogger("allfours.service")
@@ -73,13 +76,16 @@ class GameService:
         rematch_hold_ms: int = 120_000,
         takeover_grace_ms: int = TAKEOVER_GRACE_MS,
         table: TableOptions | None = None,
+        thinker: Thinker | None = None,
     ) -> None:
         self.store = store
         self.lobby = lobby
         self.clock = clock
         self._cache = StateCache(store, cache_size)
+        self.thinker = thinker or Thinker()
+        """Who decides the bots' moves (the searching levels in worker processes)."""
         self._runner = CommandRunner(
-            store, self._cache, lobby, clock=clock, max_attempts=max_attempts
+            store, self._cache, lobby, clock=clock, max_attempts=max_attempts, thinker=self.thinker
         )
         self._tokens = TokenIssuer(store)
         self.run = self._runner.run
@@ -193,6 +199,7 @@ class GameService:
                 pause_when_absent=self._table.pause_when_absent,
                 away_pace_ms=self._table.away_pace_ms,
                 idle_expiry_ms=self._table.idle_expiry_ms,
+                stand_in=self._table.stand_in,
             ),
             *(c for c in opening[1:] if isinstance(c, Join) and c.bot is not None),
         ]

@@ -17,6 +17,7 @@ from server.service.deciding import decide_all, decide_owed
 from server.service.idempotency import EarlierOutcomes, fingerprint_of, same_command
 from server.service.results import CommandResult
 from server.service.state_cache import Cached, StateCache
+from server.service.thinking import Thinker
 from server.store import Due, EventStore, StoreRegressed
 
 __all__ = ["CommandRunner"]
@@ -33,12 +34,14 @@ class CommandRunner:
         *,
         clock: Clock,
         max_attempts: int,
+        thinker: Thinker,
     ) -> None:
         self._store = store
         self._cache = cache
         self._lobby = lobby
         self._clock = clock
         self._max_attempts = max_attempts
+        self._thinker = thinker
         self._earlier = EarlierOutcomes(store)
 
     async def run(
@@ -118,7 +121,7 @@ class CommandRunner:
         caller fast-forwards and tries again)."""
         at = self._clock() if now is None else now
         state, events = decide_all(entry.state, commands, at)
-        state, owed = decide_owed(state, entry.seed, at)
+        state, owed = await decide_owed(state, entry.seed, at, self._thinker)
         events.extend(owed)
         base = entry.state.version
         if not events:  # nothing was owed: an empty range, nothing stored

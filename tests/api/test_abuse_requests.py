@@ -91,6 +91,24 @@ async def test_an_all_bot_game_has_a_capped_target(client: httpx.AsyncClient) ->
     # A table people play is not capped (they play it at their own pace).
     people = await client.post("/v1/games", json={"bots": [None] * 4, "rules": {"target": 99}})
     assert people.status_code == 201, people.text
+    # A target written as a float is the same target (the body is read that way too).
+    floated = await client.post("/v1/games", json={"bots": bots, "rules": {"target": 85.0}})
+    problem_of(floated, 409, "target_too_high")
+
+
+async def test_an_all_bot_game_seats_no_searching_bot(client: httpx.AsyncClient) -> None:
+    """Its whole game would be searched in the request that creates it: seconds of a bot
+    worker for one request. A table with a person may seat them."""
+    for level in ("strong", "master"):
+        response = await client.post(
+            "/v1/games", json={"bots": ["random", level, "random", "random"]}
+        )
+        problem = problem_of(response, 409, "search_needs_a_person")
+        assert "people" in problem["detail"]
+    with_person = await client.post(
+        "/v1/games", json={"bots": [None, "strong", "master", "strong"]}
+    )
+    assert with_person.status_code == 201, with_person.text
 
 
 async def test_table_creations_have_an_hourly_quota_per_address(

@@ -42,8 +42,13 @@ async def finished(server: ServerProcess) -> str:
 
 
 def get_paths(game_id: str) -> list[str]:
-    """Every ``GET`` path of the spec, for ``game_id``, and the operations endpoints."""
-    paths = [path for path, item in SPEC["paths"].items() if "get" in item]
+    """Every ``GET`` path of the spec that anyone may read, for ``game_id``, and the
+    operations endpoints (a seat's own reads, such as its hints, need its token)."""
+    paths = [
+        path
+        for path, item in SPEC["paths"].items()
+        if "get" in item and item["get"].get("security") != [{"seatToken": []}]
+    ]
     assert {"/v1/games", "/v1/games/{game_id}", "/v1/games/{game_id}/stream"} <= set(paths)
     return [path.replace("{game_id}", game_id) for path in paths] + OPERATIONS_PATHS
 

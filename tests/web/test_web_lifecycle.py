@@ -49,7 +49,7 @@ async def test_a_clocked_table_from_the_form_then_a_rematch_in_the_same_seat(
     new_view = await view_of(api, rematch_id)
     assert new_view["seats"][0]["name"] == "Ann"
     assert new_view["rules"]["target"] == 5
-    assert "You are seat 1" in (await page.text_content(".who") or "")
+    assert "Seat 1 · Team A" in (await page.text_content(".who") or "")
 
 
 async def ann_and_ben(page: Page, api: httpx.AsyncClient) -> str:

@@ -319,7 +319,9 @@ async def test_the_hand_summary_lists_every_point_of_the_events_in_award_order(
     }
     # Game not awarded (the target was reached first): the counts say so.
     stopped = await page.evaluate(HAND_SUMMARY, _hand_events([high], [14, 3]))
-    assert stopped["counts"] == "Count for Game (not awarded): Team A 40, Team B 12"
+    assert stopped["counts"] == (
+        "Count for Game (not awarded: the target was reached first): Team A 40, Team B 12"
+    )
     assert [row[0] for row in stopped["rows"]] == ["kick", "give_one", "high"]
 
 

@@ -36,7 +36,7 @@ async def test_a_person_plays_a_whole_game_against_three_bots(
     game_id = page.url.rsplit("/", 1)[1]
     state = await wait_for_table(page)
     assert state["viewer"] == "0"
-    assert "You are seat 1" in (await page.text_content(".who") or "")
+    assert "Seat 1 · Team A" in (await page.text_content(".who") or "")
 
     # The first hand with the mouse, the rest with the keyboard (no game ends in one hand).
     moves = await play_to_end(page, random.Random(1), keyboard_after=6)

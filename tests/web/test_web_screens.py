@@ -59,7 +59,8 @@ async def trick_overlaps(page: Page) -> list[str]:
       const box = (el) => el.getBoundingClientRect();
       const trick = box(document.querySelector('.centre .trick'));
       const status = box(document.querySelector('.centre .status'));
-      const note = box(document.querySelector('.centre .trick-note'));
+      const noted = document.querySelector('.centre .trick-note');
+      const note = noted && box(noted);
       const found = [];
       for (const el of document.querySelectorAll('.centre .trick .slot > *')) {
         const r = box(el);
@@ -67,7 +68,9 @@ async def trick_overlaps(page: Page) -> list[str]:
         if (out) found.push('outside the trick');
       }
       if (status.bottom > trick.top + 0.5) found.push('status over the trick');
-      if (note.top < trick.bottom - 0.5) found.push('note over the trick');
+      if (note && (note.top < trick.top - 0.5 || note.bottom > trick.bottom + 0.5)) {
+        found.push('note outside the trick');
+      }
       return found;
     }"""
         )

@@ -326,3 +326,28 @@ async def test_a_whole_game_by_mouse_without_scrolling(
     await result.wait_for()
     box = await result.bounding_box()
     assert box is not None and box["y"] + box["height"] <= height
+
+
+async def test_a_hint_shows_each_offered_actions_chance_to_win(page: Page) -> None:
+    """Asked for, the master bot's chance to win is shown on every offered action, the best
+    starred, and only until the game moves on."""
+    await quick_play(page)
+    await page.locator(OFFERED).first.wait_for()
+    await page.click('[data-key="hint"]')
+    offered = page.locator(OFFERED)
+    await page.locator(".chance").first.wait_for()
+    count = await offered.count()
+    chances = [
+        float(await offered.nth(i).locator(".chance").get_attribute("data-chance") or "-1")
+        for i in range(count)
+    ]
+    assert all(0.0 <= c <= 1.0 for c in chances)
+    assert await page.locator(".chance.best").count() == 1
+    best = await page.locator(".chance.best").get_attribute("data-chance")
+    assert float(best or "-1") == max(chances)
+    before = (await table_state(page))["version"]
+    await offered.first.click()
+    await page.wait_for_function(
+        "v => +document.querySelector('.table-page').dataset.version > v", arg=before
+    )
+    assert await page.locator(".chance").count() == 0  # stale once the game moved

@@ -85,7 +85,7 @@ async def test_a_reload_keeps_the_seat_and_a_restarted_server_loses_no_event(
 
     await page.reload()
     await wait_for_table(page)
-    assert "You are seat 1" in (await page.text_content(".who") or "")
+    assert "Seat 1 · Team A" in (await page.text_content(".who") or "")
     token = await page.evaluate(f"JSON.parse(localStorage['allfours.seat.{game_id}']).token")
     async with httpx.AsyncClient(base_url=url) as api:
         mine = await view_of(api, game_id, token)

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Literal
 
 import msgspec
 
-from domain import Rules, View
+from domain import PlayerCommand, Rules, View
 from domain.commands import CardCode
 from server.names import MAX_LENGTH
 from server.replay.format import EventEnvelope
 
-BotKind = Literal["random", "heuristic"]
+BotKind = Literal["random", "heuristic", "strong", "master"]
+"""The bot levels (``domain.bots.BOTS``; a test holds the two together)."""
 SeatNo = Annotated[int, msgspec.Meta(ge=0, le=3, description="Seat 0..3, counterclockwise")]
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_LENGTH)]
 """Only the length: what a name may hold is :mod:`server.names`' to say (400 ``invalid_name``)."""
@@ -74,7 +76,8 @@ class SeatGranted(msgspec.Struct, frozen=True):
 
 class AddBot(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     kind: BotKind = "heuristic"
-    """The bot kind: random (a random legal move) or heuristic (plays sensibly)."""
+    """The bot level: random (a random legal move), heuristic (plays sensibly), strong (a
+    quick search over the hidden hands) or master (a deeper search)."""
 
 
 class _Body(
@@ -181,3 +184,26 @@ class Resync(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 class Health(msgspec.Struct, frozen=True):
     status: Literal["ok", "unavailable"]
     """ok, or unavailable (Redis does not answer)."""
+
+
+class Hint(msgspec.Struct, frozen=True):
+    action: PlayerCommand
+    """One of the seat's ``legal_actions``, as the view lists it: send it as it is."""
+    win_probability: float
+    """The ``master`` bot's estimate (0 to 1) that the seat's team wins the game after this
+    action, from the seat's information only."""
+
+
+class HintList(msgspec.Struct, frozen=True):
+    """Hints for one seat at one version of the game."""
+
+    version: int
+    """The game's version the hints are for: they are stale once it moves on."""
+    seat: int
+    """The seat the hints are for."""
+    hints: tuple[Hint, ...]
+    """Every legal action, best first; empty when the seat is not to act."""
+
+    @classmethod
+    def of(cls, version: int, seat: int, ranked: Sequence[tuple[PlayerCommand, float]]) -> HintList:
+        return cls(version, seat, tuple(Hint(action, round(p, 4)) for action, p in ranked))

@@ -64,6 +64,7 @@ REQUEST_CODES = (
     "too_many_streams",
     "quota_exceeded",
     "target_too_high",
+    "search_needs_a_person",
     "clock_too_short",
     "name_taken",
     "headers_too_large",
@@ -97,6 +98,7 @@ STATUS_OF: dict[str, int] = {
     "quota_exceeded": HTTP_429_TOO_MANY_REQUESTS,
     # 409, not 422: the body is valid; this server's limit for all-bot games refuses it.
     "target_too_high": HTTP_409_CONFLICT,
+    "search_needs_a_person": HTTP_409_CONFLICT,
     "clock_too_short": HTTP_409_CONFLICT,
     "name_taken": HTTP_409_CONFLICT,
     "headers_too_large": HTTP_431_REQUEST_HEADER_FIELDS_TOO_LARGE,

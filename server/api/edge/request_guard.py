@@ -22,6 +22,7 @@ from litestar.exceptions import HTTPException
 
 from server.api.contract.models import CreateGame
 from server.errors import ServiceError
+from server.service.thinking import SEARCHING
 
 JSON_MEDIA_TYPE = "application/json"
 
@@ -30,6 +31,13 @@ class TargetTooHigh(ServiceError):
     """A game of four bots asked for a ``target`` above the configured cap."""
 
     code = "target_too_high"
+
+
+class SearchWithoutPerson(ServiceError):
+    """A game of four bots asked for a searching bot: its whole game would be searched in the
+    request that creates it."""
+
+    code = "search_needs_a_person"
 
 
 class ClockTooShort(ServiceError):
@@ -61,14 +69,22 @@ def is_creation(request: Request[Any, Any, Any]) -> bool:
 async def check_new_table(
     request: Request[Any, Any, Any], *, max_bot_target: int, min_turn_seconds: int
 ) -> None:
-    """409 ``target_too_high`` for a game of four bots above ``max_bot_target``, 409
+    """409 ``search_needs_a_person`` for a game of four bots with a searching one, 409
+    ``target_too_high`` for a game of four bots above ``max_bot_target``, 409
     ``clock_too_short`` for a clock under ``min_turn_seconds`` (a body that does not parse is
     left to the body's own validation)."""
     try:
-        wanted = msgspec.json.decode(await request.body() or b"{}", type=CreateGame)
+        # Not strict, as the body itself is read: a target of 85.0 is 85 here too.
+        wanted = msgspec.json.decode(await request.body() or b"{}", type=CreateGame, strict=False)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return
-    if all(kind is not None for kind in wanted.bots) and wanted.rules.target > max_bot_target:
+    only_bots = all(kind is not None for kind in wanted.bots)
+    if only_bots and any(kind in SEARCHING for kind in wanted.bots):
+        raise SearchWithoutPerson(
+            "a table of four bots may seat only random and heuristic bots (it is played out "
+            "in the request that creates it); strong and master play at tables with people"
+        )
+    if only_bots and wanted.rules.target > max_bot_target:
         raise TargetTooHigh(
             f"a game of four bots may have a target of at most {max_bot_target}, "
             f"not {wanted.rules.target}"

@@ -70,6 +70,7 @@ class GamesController(Controller):
             "payload_too_large",
             "unsupported_media_type",
             "target_too_high",
+            "search_needs_a_person",
             "clock_too_short",
             "rate_limited",
             "quota_exceeded",

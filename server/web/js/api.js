@@ -70,7 +70,7 @@ export function takeSeat(id, seat, name, token) {
 }
 
 /** Seats a bot: `token` is the table's creator token or the seat token of a person at it. */
-export function addBot(id, seat, token, kind = "heuristic") {
+export function addBot(id, seat, token, kind = "strong") {
   return request("POST", `${game(id)}/seats/${seat}/bot`, { body: { kind }, token });
 }
 
@@ -85,6 +85,11 @@ export function sendCommand(id, seat, token, command) {
     token,
     headers: { "Idempotency-Key": crypto.randomUUID() },
   });
+}
+
+/** The seat's hints: each legal action with the master bot's chance to win after it. */
+export function getHints(id, seat, token) {
+  return request("GET", `${game(id)}/seats/${seat}/hints`, { token });
 }
 
 export function requestRematch(id, token) {

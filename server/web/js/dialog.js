@@ -10,10 +10,14 @@ import { h } from "./dom.js";
  * primary}]`. Resolves to the value of the button pressed, or null when it was dismissed.
  */
 export function openDialog({ title, body, buttons }) {
+  // The focus goes back where it was (found again by its data-key: a redraw may have
+  // rebuilt that control meanwhile).
+  const before = document.activeElement?.closest?.("[data-key]")?.dataset.key;
   return new Promise((resolve) => {
     const close = (value) => {
       dialog.close();
       dialog.remove();
+      if (before) document.querySelector(`[data-key="${CSS.escape(before)}"]`)?.focus();
       resolve(value);
     };
     const dialog = h(

@@ -9,9 +9,14 @@ import { TEAM_NAMES, finishLine, resultLine } from "./narrate.js";
 const SEAT_CHOICES = [
   ["you", "You"],
   ["open", "Open seat"],
-  ["heuristic", "Bot"],
+  ["strong", "Strong bot"],
+  ["master", "Master bot"],
+  ["heuristic", "Beginner bot"],
   ["random", "Random bot"],
 ];
+
+/** The bot levels a seat may hold (the rest are people's choices). */
+export const BOT_LEVELS = new Set(["random", "heuristic", "strong", "master"]);
 
 /** The four points a hand can score, each with a card that wins it. */
 const POINTS = [
@@ -38,7 +43,8 @@ function select(name, choices, selected) {
   return h("select", { name }, choices.map(([value, text]) => h("option", { value, selected: value === selected }, text)));
 }
 
-export function renderStart(name, handlers) {
+/** The forms; `problem` (the lobby's refusals) goes under the name, where the person looks. */
+export function renderStart(name, handlers, problem) {
   const quick = (event) => {
     event.preventDefault();
     handlers.quickPlay();
@@ -61,7 +67,8 @@ export function renderStart(name, handlers) {
         { class: "quick", onsubmit: quick },
         field("Your name", h("input", { name: "name", id: "player-name", autocomplete: "nickname", maxlength: 40, required: true, value: name, placeholder: "e.g. Ann", oninput: (e) => handlers.rename(e.target.value) })),
         h("button", { type: "submit", class: "primary big", id: "quick-play" }, "Quick play"),
-        h("p", { class: "hint" }, "A seat against three bots, dealt at once."),
+        h("p", { class: "hint" }, "A seat against three strong bots, dealt at once."),
+        problem,
       ),
     ),
     h(
@@ -76,7 +83,7 @@ export function renderStart(name, handlers) {
           { class: "seats-choice" },
           h("legend", {}, "Seats"),
           h("p", { class: "hint" }, `Partners sit opposite: seats 1 & 3 are ${TEAM_NAMES[0]}, 2 & 4 are ${TEAM_NAMES[1]}.`),
-          [0, 1, 2, 3].map((seat) => field(`Seat ${seat + 1}`, select(`seat${seat}`, SEAT_CHOICES, seat === 0 ? "you" : seat === 2 ? "open" : "heuristic"))),
+          [0, 1, 2, 3].map((seat) => field(`Seat ${seat + 1}`, select(`seat${seat}`, SEAT_CHOICES, seat === 0 ? "you" : seat === 2 ? "open" : "strong"))),
         ),
         h(
           "fieldset",
@@ -95,7 +102,7 @@ export function renderStart(name, handlers) {
 }
 
 /** The server names bots after their kind ("heuristic bot"): the lobby just says "Bot". */
-const BOT_NAME = /^(heuristic|random) bot$/;
+const BOT_NAME = /^(heuristic|random|strong|master) bot$/;
 
 function players(game) {
   return game.players.map((name, seat) => {

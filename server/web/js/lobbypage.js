@@ -3,7 +3,7 @@
 
 import * as api from "./api.js";
 import { h, redrawer } from "./dom.js";
-import { renderLists, renderStart } from "./lobby.js";
+import { BOT_LEVELS, renderLists, renderStart } from "./lobby.js";
 import { keepCreator, keepName, keepSeat, playerName, seatOf } from "./seats.js";
 
 const REFRESH_MS = 4000;
@@ -47,7 +47,8 @@ export function mountLobby(root, { navigate }) {
     try {
       await work();
     } catch (error) {
-      problem.textContent = error.detail;
+      problem.textContent = sentence(error.detail);
+      problem.scrollIntoView({ block: "nearest" }); // where the person is looking, even on a phone
     }
   }
 
@@ -57,7 +58,8 @@ export function mountLobby(root, { navigate }) {
       guarded(async () => {
         const who = await checkedName();
         if (!who) return;
-        const created = await api.createGame({ rules: {}, bots: [null, "heuristic", "heuristic", "heuristic"] });
+        // A minute a turn: a newcomer has time to read the table.
+        const created = await api.createGame({ rules: { turn_seconds: 60 }, bots: [null, "strong", "strong", "strong"] });
         keepCreator(created.game_id, created.creator_token);
         await sit(created.game_id, 0, who);
       }),
@@ -67,7 +69,7 @@ export function mountLobby(root, { navigate }) {
         const mine = choices.indexOf("you");
         const who = mine >= 0 ? await checkedName() : "";
         if (mine >= 0 && !who) return;
-        const created = await api.createGame({ rules: rulesOf(form), bots: choices.map((c) => (c === "heuristic" || c === "random" ? c : null)) });
+        const created = await api.createGame({ rules: rulesOf(form), bots: choices.map((c) => (BOT_LEVELS.has(c) ? c : null)) });
         keepCreator(created.game_id, created.creator_token);
         if (mine >= 0) await sit(created.game_id, mine, who);
         else navigate(`/table/${encodeURIComponent(created.game_id)}`);
@@ -95,7 +97,7 @@ export function mountLobby(root, { navigate }) {
     drawLists();
   }
 
-  root.replaceChildren(renderStart(playerName(), handlers), problem, listsRoot);
+  root.replaceChildren(renderStart(playerName(), handlers, problem), listsRoot);
   drawLists();
   refresh();
   const timer = setInterval(() => document.visibilityState === "visible" && refresh(), REFRESH_MS);
@@ -103,6 +105,11 @@ export function mountLobby(root, { navigate }) {
     unmounted = true;
     clearInterval(timer);
   };
+}
+
+/** A server's detail as a sentence: "A name may not hold …". */
+function sentence(text) {
+  return text ? `${text.charAt(0).toUpperCase()}${text.slice(1)}` : text;
 }
 
 /** The rules of the new-table form; a clock is sent only when the person picked one, so a

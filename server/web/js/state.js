@@ -29,6 +29,8 @@ export function initial(gameId, seat) {
     botHands: [[], [], [], []], // per seat, the hands in which a bot moved for its person
     motion: null, // the step on show: {type, seat, at, ms} (the page's pace, for animations)
     summary: null, // the hand whose summary is open over the felt
+    pacing: false, // steps of the stream are still on show: the view is not the game's latest
+    hints: null, // {version, hints}: the last hints asked for (shown while that version is on)
     lastTrickWinner: null,
     trickCards: [], // the trick in play as this page saw it played: [{seat, card}]
     finalTrick: null, // the last complete trick, kept when a new hand's view has none yet
@@ -62,6 +64,10 @@ export function apply(state, message) {
       return { ...state, motion: message.motion };
     case "summary":
       return { ...state, summary: message.hand };
+    case "hints":
+      return { ...state, hints: message.hints };
+    case "pacing":
+      return state.pacing === message.busy ? state : { ...state, pacing: message.busy };
     default:
       return state;
   }
@@ -137,10 +143,12 @@ function absence(next, state, event) {
   }
 }
 
-/** True while a command is on its way or its outcome is not in the view yet: the page offers
- * no action then, so a quick second click is not sent against an old position. */
+/** True while a command is on its way or its outcome is not in the view yet, or while the
+ * stream's steps are still on show (a deal before its kick is turned, a trick before it is
+ * swept): the page offers no action then, so nothing is sent against a position that is not
+ * the game's. */
 export function isBusy(state) {
-  return state.pending || (state.view !== null && state.view.version < state.settledAt);
+  return state.pending || state.pacing || (state.view !== null && state.view.version < state.settledAt);
 }
 
 /** The messages not yet said aloud: those after the history the page loaded with. */

@@ -22,13 +22,14 @@ function pointRows(hand) {
   return hand.points.map(pointItem);
 }
 
-function gameCounts(hand) {
+function gameCounts(hand, target) {
   if (!hand.gameCounts) return null;
   const won = hand.points.some((p) => p.kind === "game");
+  const reached = hand.scores && Math.max(...hand.scores) >= target; // awarding stops there
   return h(
     "p",
     { class: "counts" },
-    won ? "Count for Game: " : "Count for Game (not awarded): ",
+    won ? "Count for Game: " : `Count for Game (not awarded: ${reached ? "the target was reached first" : "a tie"}): `,
     `${TEAM_NAMES[0]} ${hand.gameCounts[0]}, ${TEAM_NAMES[1]} ${hand.gameCounts[1]}`,
   );
 }
@@ -56,7 +57,7 @@ export function handSummary(hand, target, dismiss) {
     },
     h("h2", { id: "summary-title" }, `Hand ${hand.number}`),
     h("ol", { class: "summary-points" }, pointRows(hand)),
-    gameCounts(hand),
+    gameCounts(hand, target),
     h(
       "p",
       { class: "summary-score" },

@@ -49,7 +49,9 @@ export function renderTable(state, handlers) {
     return h("section", { class: "panel loading" }, h("p", {}, state.error || "Loading the table…"));
   }
   const me = view.viewer;
-  const actions = orderedActions(view);
+  // Away, the seat is the bot's: nothing is offered until "I'm back" (the server would take
+  // a move, but the person asked not to be asked).
+  const actions = me !== null && view.seats[me].away ? [] : orderedActions(view);
   return h(
     "section",
     {
@@ -93,7 +95,7 @@ export function tableName(names) {
 /** One line above the felt: whose table, who you are, both scores, and the table's tools. */
 function tableBar(state, view, handlers) {
   const me = view.viewer;
-  const who = me === null ? "Watching" : `You are seat ${me + 1}, ${TEAM_NAMES[view.seats[me].team]}`;
+  const who = me === null ? "Watching" : `Seat ${me + 1} · ${TEAM_NAMES[view.seats[me].team]}`;
   const name = tableName(state.names);
   return h(
     "div",
@@ -191,16 +193,13 @@ function centreTrick(state, view, me, now) {
   const previous = view.trick.length === 0 && view.last_trick.length > 0;
   const sweeping = previous && moving(state.motion, now, "TrickWon");
   const cross = trickCross(previous ? view.last_trick : view.trick, { bottom: me, names, viewer: view.viewer, motion: state.motion, now });
-  if (!previous) return h("div", { class: "trick-area" }, cross, h("p", { class: "trick-note" }, ""));
+  if (!previous) return h("div", { class: "trick-area" }, cross);
   if (!sweeping) cross.classList.add("previous");
   cross.setAttribute("aria-label", `Last trick: ${cross.getAttribute("aria-label").replace(/^Trick: /, "")}`);
   const winner = state.lastTrickWinner;
-  return h(
-    "div",
-    { class: "trick-area" },
-    cross,
-    h("p", { class: "trick-note" }, winner === null ? "Last trick" : `${sweeping ? "" : "Last trick: "}${seatLabel(names, winner, view.viewer)} won it`),
-  );
+  // Who won it, in the middle of the cross (the place no card takes).
+  cross.append(h("p", { class: "trick-note" }, winner === null ? "Last trick" : `${seatLabel(names, winner, view.viewer)} won it`));
+  return h("div", { class: "trick-area" }, cross);
 }
 
 function seatPlate(state, view, seat, position, handlers) {
@@ -265,7 +264,7 @@ function statusLine(state, view) {
   const names = namesOf(view);
   const who = view.to_act === null ? null : seatLabel(names, view.to_act, view.viewer);
   const you = view.to_act !== null && view.to_act === view.viewer;
-  if (view.paused && view.phase !== "ended") return "Paused: nobody is at the table. The game goes on when a player comes back.";
+  if (view.paused && view.phase !== "ended") return "Paused until a player comes back";
   switch (view.phase) {
     case "new":
     case "seating": {
@@ -304,15 +303,21 @@ export function endText(view) {
   return `${who}, ${scores}${why}`;
 }
 
+function promptText(state, view) {
+  if (view.viewer === null) return "Watching";
+  if (view.seats[view.viewer].away) return "You are away: a bot plays your seat";
+  return statusLine(state, view);
+}
+
 function controls(state, view, actions, handlers) {
   const calls = actions.filter((a) => a.type !== "play");
-  const prompt = view.viewer !== null && view.to_act === view.viewer && view.phase !== "ended";
+  const prompt = actions.length > 0 && view.to_act === view.viewer && view.phase !== "ended";
   // A refusal takes the prompt's place, on the same line: nothing below moves.
   return h(
     "div",
     { class: `controls${prompt ? " your-turn" : ""}`, role: "group", "aria-label": "Your actions" },
     h("p", { class: "error", role: "alert", id: "problem" }, state.error || ""),
-    state.error ? null : h("p", { class: "prompt" }, view.viewer === null ? "Watching" : statusLine(state, view)),
+    state.error ? null : h("p", { class: "prompt" }, promptText(state, view)),
     calls.map((action, i) =>
       h(
         "button",
@@ -327,8 +332,10 @@ function controls(state, view, actions, handlers) {
         },
         h("span", { class: "keycap", "aria-hidden": "true" }, String(i + 1)),
         ACTION_LABELS[action.type] || action.type,
+        chanceBadge(hintsFor(state, view), action),
       ),
     ),
+    prompt ? hintButton(state, view, handlers) : null,
     prompt && view.deadline ? h("span", { class: "clock" }, "Time left ", countdown(view.deadline, handlers.now())) : null,
     (view.seat_actions || [])
       .filter((action) => action.type === "come_back")
@@ -338,13 +345,36 @@ function controls(state, view, actions, handlers) {
   );
 }
 
+/** The hints asked for at this very position, or null. */
+function hintsFor(state, view) {
+  return state.hints && state.hints.version === view.version ? state.hints.hints : null;
+}
+
+function sameAction(a, b) {
+  return a.type === b.type && (a.card ?? null) === (b.card ?? null);
+}
+
+/** "62%" beside an action once hints were asked for; the best one is starred. */
+function chanceBadge(hints, action) {
+  if (!hints || !hints.length) return null;
+  const at = hints.findIndex((hint) => sameAction(hint.action, action));
+  if (at < 0) return null;
+  const percent = `${Math.round(100 * hints[at].win_probability)}%`;
+  return h("span", { class: `chance${at === 0 ? " best" : ""}`, "data-chance": hints[at].win_probability, "aria-label": `${at === 0 ? "best, " : ""}${percent} to win` }, at === 0 ? `★ ${percent}` : percent);
+}
+
+function hintButton(state, view, handlers) {
+  if (hintsFor(state, view)) return null;
+  return h("button", { type: "button", class: "small", "data-key": "hint", disabled: isBusy(state), onclick: () => handlers.askHints(), title: "The master bot's chance to win after each of your choices" }, "Hint");
+}
+
 function hand(view, actions, state, handlers) {
   const cards = view.hand || [];
   const playable = new Map();
   actions.forEach((action, i) => {
     if (action.type === "play") playable.set(action.card, { action, number: i + 1 });
   });
-  const myTurn = view.to_act === view.viewer && view.phase === "playing";
+  const myTurn = actions.length > 0 && view.to_act === view.viewer && view.phase === "playing";
   const busy = isBusy(state);
   const now = handlers.now();
   const dealing = moving(state.motion, now, "Dealt");
@@ -371,6 +401,7 @@ function hand(view, actions, state, handlers) {
           onclick: offer && !busy ? () => handlers.act(offer.action) : null,
         });
         button.dataset.focusGroup = "hand";
+        if (offer) button.append(chanceBadge(hintsFor(state, view), offer.action) ?? "");
         if (dealing) {
           button.classList.add("dealt");
           Object.assign(button.style, motionStyle(state.motion, now, 320, i * 70));

@@ -4,7 +4,7 @@
 // browser, and offers full keyboard play.
 
 import * as api from "./api.js";
-import { announce, redrawer } from "./dom.js";
+import { announce, h, redrawer } from "./dom.js";
 import { confirmAction, openDialog } from "./dialog.js";
 import { SPEEDS, createPacer } from "./pace.js";
 import { apply, freshLines, initial, isBusy } from "./state.js";
@@ -52,12 +52,18 @@ export function mountTable(root, gameId, { navigate, askName }) {
       if (speed === "instant") pacer.flush();
     },
     dismissSummary,
+    askHints,
   };
-  const draw = redrawer(root, () => renderTable(state, handlers));
+  let missing = false;
+  const draw = redrawer(root, () => (missing ? noSuchTable(gameId) : renderTable(state, handlers)));
 
   const pacer = createPacer({
     show: showStep,
-    idle: () => !unmounted && dispatch({ kind: "motion", motion: null }),
+    idle: () => {
+      if (unmounted) return;
+      dispatch({ kind: "motion", motion: null });
+      dispatch({ kind: "pacing", busy: false });
+    },
     factor: () => (REDUCED_MOTION.matches || document.hidden ? 0 : SPEEDS[speed]),
     clockLeft: (view) => (view.viewer !== null && view.to_act === view.viewer && view.deadline ? view.deadline - Date.now() : null),
     timers: { set: (fn, ms) => setTimeout(fn, ms), clear: (id) => clearTimeout(id) },
@@ -67,6 +73,7 @@ export function mountTable(root, gameId, { navigate, askName }) {
    * motion the table animates for `ms`; a scored hand opens its summary. */
   function showStep(step, ms) {
     if (unmounted) return;
+    dispatch({ kind: "pacing", busy: ms > 0 || pacer.busy });
     if (step.event) dispatch({ kind: "event", version: step.version, event: step.event });
     if (step.view) dispatch({ kind: "view", view: step.view });
     const event = step.event;
@@ -156,7 +163,14 @@ export function mountTable(root, gameId, { navigate, askName }) {
         loading = false;
         return await reloadView();
       }
-      dispatch({ kind: "error", error: error.status === 404 ? "No such table." : error.detail });
+      if (error.status === 404) {
+        missing = true; // no such table: nothing to follow or to ask for again
+        stopStream?.();
+        stopStream = null;
+        draw();
+        return;
+      }
+      dispatch({ kind: "error", error: error.detail });
     } finally {
       loading = false;
     }
@@ -201,7 +215,7 @@ export function mountTable(root, gameId, { navigate, askName }) {
    * stream from where the story ends. */
   async function start() {
     await reloadView();
-    if (unmounted) return;
+    if (unmounted || missing) return;
     let after = state.view?.version ?? 0;
     try {
       for (const envelope of await api.history(gameId, held?.token)) {
@@ -237,6 +251,16 @@ export function mountTable(root, gameId, { navigate, askName }) {
       } else {
         dispatch({ kind: "error", error: error.detail });
       }
+    }
+  }
+
+  /** The master bot's view of the seat's choices, shown beside them until the game moves. */
+  async function askHints() {
+    if (!held) return;
+    try {
+      dispatch({ kind: "hints", hints: await api.getHints(gameId, held.seat, held.token) });
+    } catch (error) {
+      dispatch({ kind: "error", error: error.detail });
     }
   }
 
@@ -299,8 +323,8 @@ export function mountTable(root, gameId, { navigate, askName }) {
         event.preventDefault();
         act(action);
       }
-    } else if (event.key === "Escape" && state.summary !== null) {
-      event.preventDefault();
+    } else if (state.summary !== null && (event.key === "Escape" || (event.key === "Enter" && !event.target.closest?.("button, a, summary")))) {
+      event.preventDefault(); // Enter on a card or a button does what it says; elsewhere it closes
       dismissSummary();
     } else if (event.key === "ArrowLeft" || event.key === "ArrowRight") {
       const next = nextCard(root, event.key === "ArrowRight" ? 1 : -1);
@@ -337,6 +361,16 @@ export function mountTable(root, gameId, { navigate, askName }) {
     stopStream?.();
     showConnection(null);
   };
+}
+
+function noSuchTable(gameId) {
+  return h(
+    "section",
+    { class: "panel not-found", "aria-labelledby": "nf-title" },
+    h("h1", { id: "nf-title" }, "No such table"),
+    h("p", {}, "There is no table ", h("code", {}, gameId), " on this server (a table that closed before its first card is gone)."),
+    h("p", {}, h("a", { class: "button primary", href: "/", "data-link": true }, "Go to the lobby")),
+  );
 }
 
 /** The card ← or → goes to from the focused one: the next playable card that way (all cards

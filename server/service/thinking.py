@@ -1,0 +1,109 @@
+"""Bots' decisions, the searching levels off the event loop.
+
+A ``strong`` or ``master`` decision is tens of milliseconds of CPU (compiled code holding the
+GIL): made on the server's event loop it would hold up every other request of the process, so
+those run in worker processes (``ALLFOURS_BOT_WORKERS``), the state pickled over. The cheap
+levels decide in place. A decision that fails, or takes longer than ``timeout_s``, falls back
+to the heuristic bot, so a slow or crashed worker never stalls a table; a broken pool is
+replaced for the next decision.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import random
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Final
+
+from domain import PlayerCommand, State, hints
+from domain.bots import BOTS, heuristic_bot
+from domain.sight import bot_view
+
+__all__ = ["SEARCHING", "Thinker"]
+
+SEARCHING: Final = frozenset({"strong", "master"})
+"""The levels that search, decided in a worker."""
+
+_log = logging.getLogger("allfours.bots")
+_seeds = random.SystemRandom()
+"""Each decision's rng is seeded afresh: never from the deck's seed, which it must not hint at."""
+
+
+def decide(state: State, seat: int, kind: str, seed: int) -> PlayerCommand:
+    """The decision of the ``kind`` bot for ``seat``, from that seat's view only (run in a
+    worker for the searching levels)."""
+    return BOTS[kind](bot_view(state, seat), random.Random(seed))  # noqa: S311  # play, not secrets
+
+
+def rank(state: State, seat: int, seed: int) -> tuple[tuple[PlayerCommand, float], ...]:
+    """Every legal action of ``seat`` with the ``master`` search's chance of winning after it,
+    best first, from that seat's view only (run in a worker)."""
+    return hints(bot_view(state, seat), random.Random(seed), level="master")  # noqa: S311
+
+
+class Thinker:
+    """Decides bots' moves; ``workers`` processes for the searching levels (0: one thread of
+    this process, which keeps the loop free but shares its core and its GIL)."""
+
+    def __init__(self, workers: int = 1, timeout_s: float = 5.0) -> None:
+        self._workers = workers
+        self._timeout_s = timeout_s
+        self._pool: Executor | None = None
+        self.decisions = 0
+        """Decisions made in the pool (for the metrics and the tests)."""
+        self.fallbacks = 0
+        """Decisions the heuristic made because the pool failed or was too slow."""
+
+    def _executor(self) -> Executor:
+        if self._pool is None:
+            if self._workers:
+                # spawn: a forked child of an asyncio server would inherit its threads' locks.
+                context = multiprocessing.get_context("spawn")
+                self._pool = ProcessPoolExecutor(self._workers, mp_context=context)
+            else:
+                self._pool = ThreadPoolExecutor(1, thread_name_prefix="bots")
+        return self._pool
+
+    async def decide(self, state: State, seat: int, kind: str) -> PlayerCommand:
+        seed = _seeds.getrandbits(64)
+        if kind not in SEARCHING:
+            return decide(state, seat, kind, seed)
+        loop = asyncio.get_running_loop()
+        try:
+            future = loop.run_in_executor(self._executor(), decide, state, seat, kind, seed)
+            command = await asyncio.wait_for(future, self._timeout_s)
+        except (TimeoutError, BrokenProcessPool, OSError) as error:
+            if isinstance(error, BrokenProcessPool):
+                self._pool = None  # a worker died: the next decision starts a fresh pool
+            self.fallbacks += 1
+            _log.warning("bot %s fell back to the heuristic: %r", kind, error)
+            return heuristic_bot(bot_view(state, seat), random.Random(seed))  # noqa: S311
+        self.decisions += 1
+        return command
+
+    async def hints(self, state: State, seat: int) -> tuple[tuple[PlayerCommand, float], ...]:
+        """The seat's hints (``rank``), searched in a worker; none while it is not to act."""
+        if state.to_act != seat or state.phase == "ended":
+            return ()
+        future = asyncio.get_running_loop().run_in_executor(
+            self._executor(), rank, state, seat, _seeds.getrandbits(64)
+        )
+        try:
+            return await asyncio.wait_for(future, self._timeout_s)
+        except BrokenProcessPool:
+            self._pool = None
+            raise
+
+    def warm(self) -> None:
+        """Starts the workers now (a spawned process imports the engine for a second or so),
+        so the first search of a table does not wait for it."""
+        if self._workers:
+            self._executor().submit(int)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None

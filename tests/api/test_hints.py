@@ -1,0 +1,46 @@
+"""Hints for a seat: while it is to act, each of its legal actions with the master search's
+chance to win, best first; for its token only (else a bare 401/403, nothing told)."""
+
+from __future__ import annotations
+
+import httpx
+from support import bearer, create_game, problem_of, take_seat, view_of
+
+
+async def test_hints_rank_every_legal_action_for_the_seat_to_act(
+    client: httpx.AsyncClient,
+) -> None:
+    game = (
+        await create_game(client, [None, "heuristic", "heuristic", "heuristic"], turn_seconds=None)
+    )["game_id"]
+    token = await take_seat(client, game, 0, "ann")
+    path = f"/v1/games/{game}/seats/0/hints"
+    view = await view_of(client, game, token)
+    assert view["to_act"] == 0  # a kick alone never ends a game to 14
+    answer = await client.get(path, headers=bearer(token))
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert body["version"] == view["version"] and body["seat"] == 0
+    actions = [hint["action"] for hint in body["hints"]]
+    assert sorted(map(str, actions)) == sorted(map(str, view["legal_actions"]))
+    chances = [hint["win_probability"] for hint in body["hints"]]
+    assert all(0.0 <= p <= 1.0 for p in chances) and chances == sorted(chances, reverse=True)
+
+    # Someone else's seat, a forged token, none: told nothing.
+    other = await take_seat(client, (await create_game(client, [None] * 4))["game_id"], 1, "bo")
+    problem_of(await client.get(path, headers=bearer(other)), 403, "forbidden")
+    problem_of(await client.get(path, headers=bearer(token[:-4] + "AAAA")), 401, "unauthorized")
+    problem_of(await client.get(path), 401, "unauthorized")
+
+
+async def test_no_hints_while_the_seat_is_not_to_act(client: httpx.AsyncClient) -> None:
+    game = (await create_game(client, [None, None, "heuristic", "heuristic"], turn_seconds=None))[
+        "game_id"
+    ]
+    ann = await take_seat(client, game, 0, "ann")
+    bo = await take_seat(client, game, 1, "bo")
+    view = await view_of(client, game, ann)
+    waiting = 1 if view["to_act"] == 0 else 0
+    token = bo if waiting == 1 else ann
+    answer = await client.get(f"/v1/games/{game}/seats/{waiting}/hints", headers=bearer(token))
+    assert answer.status_code == 200 and answer.json()["hints"] == []

@@ -1,0 +1,83 @@
+"""Search bots in the service: their decisions are made in a worker process, off the event
+loop; a decision that is too slow falls back to the heuristic and the game goes on; an away
+person's seat is played at the table's stand-in level."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+import pytest
+
+from domain import Rules, fold, verify
+from server.codec import decode_event
+from server.lobby import Lobby
+from server.service import GameService, TableOptions, Thinker
+from server.service.thinking import decide
+from server.store import RedisEventStore
+
+pytestmark = pytest.mark.backends
+
+
+async def test_strong_bots_play_a_whole_game_in_a_worker_process(store: RedisEventStore) -> None:
+    thinker = Thinker(workers=1)
+    service = GameService(store, Lobby(store), thinker=thinker)
+    try:
+        created = await service.create_game(
+            Rules(target=5), ["strong", "master", "strong", "heuristic"]
+        )
+        state = await service.state(created.game_id)
+        assert state.phase == "ended" and state.seed is not None
+        log = [decode_event(e.data) for e in await service.read_events(created.game_id)]
+        assert fold(log) == state and verify(log).ok
+        assert thinker.decisions > 0 and thinker.fallbacks == 0
+        # Where they were made: a worker of the pool, not this process.
+        pool = thinker._executor()
+        pids = await asyncio.get_running_loop().run_in_executor(pool, os.getpid)
+        assert pids != os.getpid()
+    finally:
+        thinker.close()
+
+
+async def test_a_decision_too_slow_falls_back_to_the_heuristic(store: RedisEventStore) -> None:
+    thinker = Thinker(workers=1, timeout_s=0.0)  # no search can answer in no time
+    service = GameService(store, Lobby(store), thinker=thinker)
+    try:
+        created = await service.create_game(Rules(target=3), ["strong"] * 4)
+        state = await service.state(created.game_id)
+        assert state.phase == "ended"  # the table never stalled
+        assert thinker.fallbacks > 0 and thinker.decisions == 0
+    finally:
+        thinker.close()
+
+
+async def test_an_away_seat_is_played_at_the_tables_stand_in_level(
+    store: RedisEventStore,
+) -> None:
+    service = GameService(
+        store, Lobby(store), table=TableOptions(stand_in="master", pause_when_absent=False)
+    )
+    created = await service.create_game(Rules(), [None, "heuristic", "heuristic", "heuristic"])
+    state = await service.state(created.game_id)
+    assert state.stand_in == "master"
+    log = [decode_event(e.data) for e in await service.read_events(created.game_id)]
+    assert log[0].stand_in == "master"  # recorded in GameCreated, so a replay agrees
+
+
+def test_the_worker_decides_from_the_state_it_is_sent() -> None:
+    """A state travels to the worker pickled and comes back the same: the decision there is
+    the one this process would make with the same seed."""
+    import pickle
+
+    from domain.autoplay import play_game
+
+    _, log = play_game("ab" * 32, bots=("heuristic",) * 4)
+    for n in range(30, len(log)):
+        state = fold(log[:n])
+        if state.to_act is not None and state.phase in ("begging", "playing"):
+            break
+    seat = state.to_act
+    assert seat is not None
+    copy = pickle.loads(pickle.dumps(state))
+    assert copy == state
+    assert decide(copy, seat, "strong", 7) == decide(state, seat, "strong", 7)
