@@ -279,6 +279,15 @@ async def test_unknown_paths_and_tables_named_for_people(
     await page.wait_for_selector(".not-found")
     assert "Nothing here" in (await page.text_content("h1") or "")
 
+    # A table this server does not have: said once, and not asked for again and again.
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url))
+    await page.goto("/table/no-such-table")
+    await page.wait_for_selector(".not-found")
+    assert "No such table" in (await page.text_content("h1") or "")
+    await page.wait_for_timeout(1000)  # a short end-to-end wait: would it poll?
+    assert len([url for url in asked if "/v1/games/no-such-table" in url]) <= 2
+
     created = await api.post("/v1/games", json={"bots": [None, "heuristic", None, "heuristic"]})
     game_id = created.json()["game_id"]
     await api.post(f"/v1/games/{game_id}/seats/0", json={"name": "Maya"})

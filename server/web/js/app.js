@@ -3,6 +3,7 @@
 
 import { h } from "./dom.js";
 import { mountLobby } from "./lobbypage.js";
+import { notFoundPage } from "./notfound.js";
 import { mountReplay } from "./replaypage.js";
 import { mountTable } from "./tablepage.js";
 import { keepName, playerName } from "./seats.js";
@@ -41,24 +42,14 @@ function route() {
     unmount = mountLobby(root, context);
   } else {
     document.title = "Not found · All Fours";
-    root.replaceChildren(notFound(path));
+    // The server answered this path 404 with the app: say so, in a page.
+    root.replaceChildren(notFoundPage("Nothing here", "There is no page at ", h("code", {}, path), "."));
   }
   for (const link of document.querySelectorAll(".topnav a")) {
     const here = link.getAttribute("href") === path || (link.getAttribute("href") === "/replay" && replay);
     if (here) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
   }
-}
-
-/** A page for a path the client has no page for (the server answers it 404 with this app). */
-function notFound(path) {
-  return h(
-    "section",
-    { class: "panel not-found", "aria-labelledby": "nf-title" },
-    h("h1", { id: "nf-title" }, "Nothing here"),
-    h("p", {}, "There is no page at ", h("code", {}, path), "."),
-    h("p", {}, h("a", { class: "button primary", href: "/", "data-link": true }, "Go to the lobby"), " ", h("a", { class: "button", href: "/replay", "data-link": true }, "Replays")),
-  );
 }
 
 document.addEventListener("click", (event) => {

@@ -6,6 +6,7 @@
 import * as api from "./api.js";
 import { announce, h, redrawer } from "./dom.js";
 import { confirmAction, openDialog } from "./dialog.js";
+import { notFoundPage } from "./notfound.js";
 import { SPEEDS, createPacer } from "./pace.js";
 import { apply, freshLines, initial, isBusy } from "./state.js";
 import { scoreSheet } from "./summary.js";
@@ -364,13 +365,7 @@ export function mountTable(root, gameId, { navigate, askName }) {
 }
 
 function noSuchTable(gameId) {
-  return h(
-    "section",
-    { class: "panel not-found", "aria-labelledby": "nf-title" },
-    h("h1", { id: "nf-title" }, "No such table"),
-    h("p", {}, "There is no table ", h("code", {}, gameId), " on this server (a table that closed before its first card is gone)."),
-    h("p", {}, h("a", { class: "button primary", href: "/", "data-link": true }, "Go to the lobby")),
-  );
+  return notFoundPage("No such table", "There is no table ", h("code", {}, gameId), " on this server (a table that closed before its first card is gone).");
 }
 
 /** The card ← or → goes to from the focused one: the next playable card that way (all cards
