@@ -28,6 +28,7 @@ from server.api.edge.metrics import Metrics, metrics_endpoint, request_metrics
 from server.api.edge.rate_limit import RateLimiter
 from server.api.edge.request_guard import check_content_type, check_new_table, is_creation
 from server.api.edge.stream_cap import limit_streams
+from server.api.routes.analysis import AnalysisController
 from server.api.routes.commands import CommandsController
 from server.api.routes.docs_page import spec_at_root
 from server.api.routes.games import GamesController
@@ -203,6 +204,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         route_handlers=[
             GamesController,
             HintsController,
+            AnalysisController,
             SeatsController,
             CommandsController,
             HistoryController,

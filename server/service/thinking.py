@@ -14,15 +14,35 @@ import asyncio
 import logging
 import multiprocessing
 import random
+from collections.abc import Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Final
 
-from domain import PlayerCommand, State, hints
+from domain import (
+    Beg,
+    CardPlayed,
+    Event,
+    GiveOne,
+    Play,
+    PlayerCommand,
+    RunPack,
+    Stand,
+    State,
+    evolve,
+    hints,
+)
 from domain.bots import BOTS, heuristic_bot
 from domain.sight import bot_view
 
-__all__ = ["SEARCHING", "Thinker"]
+__all__ = ["SEARCHING", "Move", "Thinker"]
+
+Move = tuple[int, int, PlayerCommand, float, PlayerCommand, float]
+"""An analysed decision: its version, the seat, the action played and its chance to win, the
+search's preferred action and its chance."""
+
+_ANALYSIS_TIMEOUT_S: Final = 120.0
+"""A whole game's analysis: about a hundred searches."""
 
 SEARCHING: Final = frozenset({"strong", "master"})
 """The levels that search, decided in a worker."""
@@ -97,6 +117,17 @@ class Thinker:
             self._pool = None
             raise
 
+    async def analyse(self, log: Sequence[Event]) -> tuple[Move, ...]:
+        """A finished game's decisions beside the search's (``analyse``), in a worker."""
+        future = asyncio.get_running_loop().run_in_executor(
+            self._executor(), analyse, tuple(log), _seeds.getrandbits(64)
+        )
+        try:
+            return await asyncio.wait_for(future, _ANALYSIS_TIMEOUT_S)
+        except BrokenProcessPool:
+            self._pool = None
+            raise
+
     def warm(self) -> None:
         """Starts the workers now (a spawned process imports the engine for a second or so),
         so the first search of a table does not wait for it."""
@@ -107,3 +138,39 @@ class Thinker:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+
+
+_DECISIONS: Final[dict[str, type[Stand | Beg | GiveOne | RunPack]]] = {
+    "Stood": Stand,
+    "Begged": Beg,
+    "GaveOne": GiveOne,
+    "PackRun": RunPack,
+}
+
+
+def _played(event: Event, seat: int) -> PlayerCommand | None:
+    """The decision an event records, as the command that made it; None for other events."""
+    if isinstance(event, CardPlayed):
+        return Play(seat=seat, card=event.card)
+    made = _DECISIONS.get(type(event).__name__)
+    return None if made is None else made(seat=seat)
+
+
+def analyse(log: Sequence[Event], seed: int) -> tuple[Move, ...]:
+    """Each real choice of a finished game (more than one legal action): the action played and
+    the ``strong`` search's preferred one for that seat, with their chances to win, from the
+    seat's sight at that moment (run in a worker)."""
+    rng = random.Random(seed)  # noqa: S311
+    state = State()
+    moves: list[Move] = []
+    for version, event in enumerate(log, 1):
+        seat = getattr(event, "seat", None)
+        played = None if seat is None or state.to_act != seat else _played(event, seat)
+        if seat is not None and played is not None:
+            sight = bot_view(state, seat)
+            if len(sight.legal_actions) > 1:
+                ranked = dict(hints(sight, rng, level="strong"))
+                best = max(ranked, key=ranked.__getitem__)
+                moves.append((version, seat, played, ranked[played], best, ranked[best]))
+        state = evolve(state, event)
+    return tuple(moves)

@@ -81,3 +81,34 @@ def test_the_worker_decides_from_the_state_it_is_sent() -> None:
     copy = pickle.loads(pickle.dumps(state))
     assert copy == state
     assert decide(copy, seat, "strong", 7) == decide(state, seat, "strong", 7)
+
+
+async def test_a_worker_killed_mid_decision_loses_nothing() -> None:
+    """The heuristic decides instead, and the next decision gets a fresh pool."""
+    import signal
+
+    from domain import legal_actions
+    from domain.autoplay import play_game
+
+    _, log = play_game("cd" * 32, bots=("heuristic",) * 4)
+    state = next(
+        s
+        for n in range(30, len(log))
+        if (s := fold(log[:n])).phase == "playing" and s.to_act is not None
+    )
+    seat = state.to_act
+    assert seat is not None
+    thinker = Thinker(workers=1)
+    try:
+        loop = asyncio.get_running_loop()
+        pid = await loop.run_in_executor(thinker._executor(), os.getpid)
+        deciding = asyncio.create_task(thinker.decide(state, seat, "master"))
+        await asyncio.sleep(0)  # submitted to the worker
+        os.kill(pid, signal.SIGKILL)
+        command = await deciding
+        assert command in legal_actions(state, seat)
+        assert thinker.fallbacks == 1
+        again = await thinker.decide(state, seat, "strong")  # a new pool, a real search
+        assert again in legal_actions(state, seat) and thinker.decisions == 1
+    finally:
+        thinker.close()

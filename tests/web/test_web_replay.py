@@ -94,3 +94,25 @@ async def test_a_tampered_replay_file_is_caught(page: Page, api: httpx.AsyncClie
     verdict = await page.text_content(".verify .verdict") or ""
     assert "Not verified" in verdict and "deal 1.1" in verdict
     assert await page.locator(".deal-checks li.bad").count() == 1
+
+
+async def test_the_analysis_shows_each_choice_beside_the_strong_bots(
+    page: Page, api: httpx.AsyncClient
+) -> None:
+    game_id = await finished_game(api)
+    analysis = (await api.get(f"/v1/games/{game_id}/analysis")).json()
+    by_version = {move["version"]: move for move in analysis["moves"]}
+    await page.goto(f"/replay/{game_id}")
+    await page.wait_for_selector(".verify[data-ok]")
+    await page.click('[data-key="analyse"]')
+    line = page.locator(".analysis")
+    await page.wait_for_function("() => !document.querySelector('.analysis[aria-busy]')")
+    target = min(by_version)  # the first real choice of the game
+    for _ in range(target):
+        await page.keyboard.press("ArrowRight")
+    await wait_position(page, target)
+    assert int(await line.get_attribute("data-version") or "0") == target
+    move = by_version[target]
+    text = await line.text_content() or ""
+    assert f"{round(100 * move['played_win_probability'])}% to win" in text
+    assert ("agrees" in text) == (move["played"] == move["best"])

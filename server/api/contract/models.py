@@ -207,3 +207,29 @@ class HintList(msgspec.Struct, frozen=True):
     @classmethod
     def of(cls, version: int, seat: int, ranked: Sequence[tuple[PlayerCommand, float]]) -> HintList:
         return cls(version, seat, tuple(Hint(action, round(p, 4)) for action, p in ranked))
+
+
+class AnalysedMove(msgspec.Struct, frozen=True):
+    """One decision of a finished game beside the ``strong`` bot's choice for that seat."""
+
+    version: int
+    """The version of the event that recorded the decision."""
+    seat: int
+    """The seat that decided."""
+    played: PlayerCommand
+    """What the seat did."""
+    played_win_probability: float
+    """The estimated chance (0 to 1) that the seat's team wins after what it did."""
+    best: PlayerCommand
+    """What the ``strong`` bot would have done, from the same seat's information."""
+    best_win_probability: float
+    """The estimated chance that the seat's team wins after the bot's choice."""
+
+
+class Analysis(msgspec.Struct, frozen=True):
+    """A finished game's decisions, analysed: only real choices (a forced move is left out)."""
+
+    game_id: str
+    """The game's id."""
+    moves: tuple[AnalysedMove, ...]
+    """In the order they were made."""

@@ -108,6 +108,11 @@ export async function history(id, token) {
   }
 }
 
+/** A finished game's decisions beside the strong bot's (computed on the first ask). */
+export function getAnalysis(id) {
+  return request("GET", `${game(id)}/analysis`);
+}
+
 export function getReplay(id) {
   return request("GET", `${game(id)}/replay`);
 }

@@ -3,7 +3,7 @@
 // never fetch; steps and picks go to the handlers the replay page passes in.
 
 import { h } from "./dom.js";
-import { sortHand } from "./cards.js";
+import { cardName, sortHand } from "./cards.js";
 import { cardFace } from "./cardview.js";
 import { POSITIONS, handFacts, kicksCorner, trickCross } from "./felt.js";
 import { bookOf } from "./handbook.js";
@@ -98,10 +98,36 @@ export function renderReplay(model, handlers) {
         { class: "table-main" },
         stepper(model, handlers),
         h("p", { class: "now", "aria-live": "polite", id: "replay-now" }, current || "The start: press → to step through the game."),
+        analysisLine(model, handlers, table),
         felt(table),
       ),
       h("aside", { class: "side", "aria-label": "Scores and awards" }, scores(table), awards(bookOf(events.slice(0, position)))),
     ),
+  );
+}
+
+const pct = (p) => `${Math.round(100 * p)}%`;
+
+function actionText(action) {
+  return action.type === "play" ? `the ${cardName(action.card)}` : { stand: "stand", beg: "beg", give_one: "give one", run_pack: "run the pack" }[action.type] || action.type;
+}
+
+/** The decision just shown beside the strong bot's, with the chances to win after each
+ * (like a chess site's analysis); a button asks for the analysis first. */
+function analysisLine(model, handlers, table) {
+  if (!model.gameId) return null; // a dropped file: the server has no game to analyse
+  const analysis = model.analysis;
+  if (!analysis) return h("p", { class: "analysis" }, h("button", { type: "button", class: "small", "data-key": "analyse", onclick: () => handlers.analyse() }, "Analyse the decisions"));
+  if (analysis.loading) return h("p", { class: "analysis", "aria-busy": "true" }, "Analysing every decision…");
+  const move = analysis.moves.get(model.position);
+  if (!move) return h("p", { class: "analysis muted" }, "No choice to analyse at this step.");
+  const who = seatLabel(table.names, move.seat, null);
+  const same = move.best.type === move.played.type && (move.best.card ?? null) === (move.played.card ?? null);
+  return h(
+    "p",
+    { class: `analysis${same ? " agrees" : ""}`, "data-version": move.version, "data-played": move.played_win_probability, "data-best": move.best_win_probability },
+    `${who} chose ${actionText(move.played)} (${pct(move.played_win_probability)} to win). `,
+    same ? "The strong bot agrees." : `The strong bot prefers ${actionText(move.best)} (${pct(move.best_win_probability)}).`,
   );
 }
 

@@ -18,6 +18,18 @@ export function mountReplay(root, gameId, { navigate }) {
       draw();
     },
     openId: (id) => navigate(`/replay/${encodeURIComponent(id)}`),
+    analyse: async () => {
+      model = { ...model, analysis: { loading: true, moves: new Map() } };
+      draw();
+      try {
+        const answer = await api.getAnalysis(model.gameId);
+        if (unmounted) return;
+        model = { ...model, analysis: { loading: false, moves: new Map(answer.moves.map((m) => [m.version, m])) } };
+      } catch (error) {
+        model = { ...model, analysis: null, error: error.detail };
+      }
+      draw();
+    },
     openFile: async (file) => {
       try {
         load(JSON.parse(await file.text()), null, file.name);

@@ -1,0 +1,37 @@
+"""A finished game's analysis: each real choice beside the strong bot's, with the chances."""
+
+from __future__ import annotations
+
+import httpx
+from support import all_events, create_game, problem_of
+
+DECISIONS = {"Stood": "stand", "Begged": "beg", "GaveOne": "give_one", "PackRun": "run_pack"}
+
+
+async def test_every_choice_of_a_finished_game_beside_the_bots(client: httpx.AsyncClient) -> None:
+    game = (await create_game(client, ["heuristic", "random", "heuristic", "random"], target=5))[
+        "game_id"
+    ]
+    answer = await client.get(f"/v1/games/{game}/analysis")
+    assert answer.status_code == 200, answer.text
+    analysis = answer.json()
+    assert analysis["game_id"] == game and analysis["moves"]
+    events = {e["version"]: e["event"] for e in await all_events(client, game)}
+    versions = [move["version"] for move in analysis["moves"]]
+    assert versions == sorted(versions)
+    for move in analysis["moves"]:
+        event = events[move["version"]]
+        assert event["seat"] == move["seat"]
+        played = move["played"]
+        if event["type"] == "CardPlayed":
+            assert played == {"type": "play", "seat": event["seat"], "card": event["card"]}
+        else:
+            assert played == {"type": DECISIONS[event["type"]], "seat": event["seat"]}
+        assert 0.0 <= move["played_win_probability"] <= move["best_win_probability"] <= 1.0
+    again = await client.get(f"/v1/games/{game}/analysis")
+    assert again.json() == analysis  # kept: the same answer, not searched anew
+
+
+async def test_a_game_in_progress_is_not_analysed(client: httpx.AsyncClient) -> None:
+    game = (await create_game(client, [None, "heuristic", "heuristic", "heuristic"]))["game_id"]
+    problem_of(await client.get(f"/v1/games/{game}/analysis"), 409, "game_not_finished")
