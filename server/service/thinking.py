@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
 import random
 from collections.abc import Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -52,6 +53,16 @@ _seeds = random.SystemRandom()
 """Each decision's rng is seeded afresh: never from the deck's seed, which it must not hint at."""
 
 
+WORKER_NICENESS: Final = 10
+"""Bot workers run at a lower CPU priority than the server: when the cores are busy, a
+request is answered first and a search waits (a bot's move may take longer, a person's
+command does not)."""
+
+
+def _yield_to_requests() -> None:
+    os.nice(WORKER_NICENESS)
+
+
 def decide(state: State, seat: int, kind: str, seed: int) -> PlayerCommand:
     """The decision of the ``kind`` bot for ``seat``, from that seat's view only (run in a
     worker for the searching levels)."""
@@ -82,7 +93,9 @@ class Thinker:
             if self._workers:
                 # spawn: a forked child of an asyncio server would inherit its threads' locks.
                 context = multiprocessing.get_context("spawn")
-                self._pool = ProcessPoolExecutor(self._workers, mp_context=context)
+                self._pool = ProcessPoolExecutor(
+                    self._workers, mp_context=context, initializer=_yield_to_requests
+                )
             else:
                 self._pool = ThreadPoolExecutor(1, thread_name_prefix="bots")
         return self._pool

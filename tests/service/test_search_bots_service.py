@@ -112,3 +112,17 @@ async def test_a_worker_killed_mid_decision_loses_nothing() -> None:
         assert again in legal_actions(state, seat) and thinker.decisions == 1
     finally:
         thinker.close()
+
+
+async def test_bot_workers_yield_the_cpu_to_requests() -> None:
+    """A worker runs at a lower priority than the server, so a busy machine answers
+    requests first and searches after."""
+    from server.service.thinking import WORKER_NICENESS
+
+    thinker = Thinker(workers=1)
+    try:
+        loop = asyncio.get_running_loop()
+        niceness = await loop.run_in_executor(thinker._executor(), os.nice, 0)
+        assert niceness >= os.nice(0) + WORKER_NICENESS or niceness == 19
+    finally:
+        thinker.close()
