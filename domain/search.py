@@ -26,15 +26,23 @@ from domain.playout import playout
 from domain.policy import gives_one, play_card, stands
 from domain.records import Record
 from domain.sight import BotView
-from domain.state import next_seat
+from domain.state import State, next_seat
 from domain.worlds import Knowledge, sample_hands, world_state
 
-MISPLAY: Final = 0.15
-"""How likely a seat is taken to be to play a card the heuristic would not have played there:
-a deal in which a seat's play was not the heuristic's weighs this much less. Not 0: people,
-random bots and the search itself do not play the heuristic."""
-MISBID: Final = 0.1
-"""The same for a stand, beg or give one the heuristic would not have made with that hand."""
+# How the search models another seat's decisions (its stand or beg, give one, cards): as a
+# mixture of two players it cannot tell apart from one hand's plays. A close follower of the
+# heuristic (the ``heuristic`` bot, whose every decision a true deal explains) strays from it
+# rarely; a loose one (a person, a random bot, another search) often. Weighing a deal by the
+# mixture makes the inference sharp against a heuristic seat without being misled by a seat
+# that plays otherwise: once no deal explains a seat's play by the heuristic, the loose model
+# takes over and its deals weigh nearly alike. (One flat penalty per stray, as before, was
+# either too soft for the first or too harsh for the second.)
+CLOSE_STRAY: Final = 0.03
+"""How often the close model strays from the heuristic's decision."""
+LOOSE_STRAY: Final = 0.35
+"""How often the loose model strays from it."""
+CLOSE_PRIOR: Final = 0.7
+"""The chance, before this hand's decisions are seen, that a seat is the close model."""
 
 
 class Budget(Record):
@@ -60,8 +68,25 @@ def action_values(
     sight: BotView, rng: random.Random, budget: Budget
 ) -> list[tuple[PlayerCommand, float]]:
     """Each legal action of ``sight`` with its estimated chance of winning the game for the
-    seat's team, in the order of the legal actions."""
+    seat's team, in the order of the legal actions. Every action is played out in the same
+    worlds, so the comparison between actions carries no sampling luck of its own."""
     actions = sight.legal_actions
+    team = sight.viewer & 1
+    totals = [0.0] * len(actions)
+    kept = 0
+    for world, times in sampled_worlds(sight, rng, budget):
+        for i, action in enumerate(actions):
+            totals[i] += times * playout(execute(world, action)[0], team)
+        kept += times
+    return [(action, totals[i] / kept) for i, action in enumerate(actions)]
+
+
+def sampled_worlds(sight: BotView, rng: random.Random, budget: Budget) -> list[tuple[State, int]]:
+    """The worlds ``action_values`` plays out for ``sight`` with ``rng`` (in this rng state),
+    each with the number of times it was drawn: deals of the cards the seat has not seen,
+    drawn and weighed by the other seats' decisions, kept in proportion to their weight. Made
+    from the seat's view and the rng alone; the referee test checks each against the seat's
+    information."""
     knowledge = Knowledge(sight)
     deals: list[list[int]] = []
     weights: list[float] = []
@@ -69,19 +94,14 @@ def action_values(
         hands = sample_hands(knowledge, sight.hand_cards, rng)
         deals.append(hands)
         weights.append(likelihood(sight, knowledge, hands))
-    keep = max(1, min(budget.worlds, budget.playouts // len(actions)))
-    team = sight.viewer & 1
-    totals = [0.0] * len(actions)
-    kept = 0
+    keep = max(1, min(budget.worlds, budget.playouts // len(sight.legal_actions)))
+    worlds: list[tuple[State, int]] = []
     for index, times in _resample(weights, keep, rng):
         hands = deals[index]
         stock = list(C.cards_in(hands[4]))
         rng.shuffle(stock)
-        world = world_state(sight, hands, stock)
-        for i, action in enumerate(actions):
-            totals[i] += times * playout(execute(world, action)[0], team)
-        kept += times
-    return [(action, totals[i] / kept) for i, action in enumerate(actions)]
+        worlds.append((world_state(sight, hands, stock), times))
+    return worlds
 
 
 def _resample(weights: list[float], keep: int, rng: random.Random) -> list[tuple[int, int]]:
@@ -107,56 +127,61 @@ def _resample(weights: list[float], keep: int, rng: random.Random) -> list[tuple
 
 def likelihood(sight: BotView, knowledge: Knowledge, hands: list[int]) -> float:
     """How likely the other seats were, holding ``hands``, to decide what they did this hand
-    (up to a constant): ``MISBID`` or ``MISPLAY`` for each decision the heuristic would not
-    have made."""
+    (up to a constant): each seat's decisions that the heuristic would (not) have made with
+    those cards, under the mixture of a close and a loose follower of it."""
     me = knowledge.me
     played = knowledge.played_by
     dealt = [hands[s] | played[s] for s in range(4)]
     kicks = sight.kick_cards
     proposed = kicks[0] // 13
-    weight = 1.0
+    decided = [0, 0, 0, 0]
+    strayed = [0, 0, 0, 0]
     begger = next_seat(sight.dealer)
     made = sight.phase != "begging"
     # With one kick the hands are as first dealt: six cards each, the ones the bid was made on.
-    if (
-        made
-        and len(kicks) == 1
-        and begger != me
-        and stands(dealt[begger], proposed) == sight.begged
-    ):
-        weight *= MISBID
+    if made and len(kicks) == 1 and begger != me:
+        decided[begger] += 1
+        strayed[begger] += stands(dealt[begger], proposed) == sight.begged
     dealer = sight.dealer
     if sight.begged and sight.trump_suit is not None and len(kicks) == 1 and dealer != me:
         begging_score = sight.scores[begger & 1] - 1  # before the point it was given
-        if not gives_one(dealt[dealer], proposed, begging_score, sight.rules.target):
-            weight *= MISBID
+        decided[dealer] += 1
+        strayed[dealer] += not gives_one(dealt[dealer], proposed, begging_score, sight.rules.target)
     if sight.plays:
-        weight *= _plays_likelihood(sight, me, dealt)
+        _count_plays(sight, me, dealt, decided, strayed)
+    weight = 1.0
+    for seat in range(4):
+        if decided[seat]:
+            d, m = strayed[seat], decided[seat] - strayed[seat]
+            close = CLOSE_PRIOR * CLOSE_STRAY**d * (1 - CLOSE_STRAY) ** m
+            loose = (1 - CLOSE_PRIOR) * LOOSE_STRAY**d * (1 - LOOSE_STRAY) ** m
+            weight *= close + loose
     return weight
 
 
-def _plays_likelihood(sight: BotView, me: int, dealt: list[int]) -> float:
+def _count_plays(
+    sight: BotView, me: int, dealt: list[int], decided: list[int], strayed: list[int]
+) -> None:
     """Replay the hand's cards from its first lead in the deal, asking the heuristic at each
-    card another seat played what it would have played there."""
+    card another seat chose (a forced card says nothing) what it would have played there."""
     trump = sight.trump_suit
     assert trump is not None
     forbidden = sight.rules.undertrump == "forbidden"
     hands = list(dealt)
     trick: tuple[int, ...] = ()
     leader = next_seat(sight.dealer)
-    weight = 1.0
     for entry in sight.plays:
         seat, card = entry >> 6, entry & 63
         if seat != me:
             allowed = follow_cards(hands[seat], trick, trump, forbidden)[0]
-            if play_card(allowed, seat, trump, trick, leader) != card:
-                weight *= MISPLAY
+            if allowed & (allowed - 1):
+                decided[seat] += 1
+                strayed[seat] += play_card(allowed, seat, trump, trick, leader) != card
         hands[seat] &= ~(1 << card)
         trick = (*trick, card)
         if len(trick) == 4:
             leader = trick_winner(trick, leader, trump)
             trick = ()
-    return weight
 
 
 def best_action(sight: BotView, rng: random.Random, budget: Budget) -> PlayerCommand:

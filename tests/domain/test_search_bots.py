@@ -10,7 +10,7 @@ import random
 
 import pytest
 from botgames import Setup, Step, drive, setups
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from domain import BOTS, Event, Rules, State, execute, fold, heuristic_bot, legal_actions
@@ -116,6 +116,7 @@ def test_the_true_deal_keeps_to_what_the_seat_inferred_and_samples_are_deals_lik
 @given(setup=setups, pick=st.integers(min_value=0, max_value=10**6), seed=st.integers(0, 99))
 def test_a_search_bot_always_plays_a_legal_action(setup, pick, seed):
     states = _decisions(setup)
+    assume(states)  # a low target can be reached by the kick before anyone decides
     state = states[pick % len(states)]
     seat = state.to_act
     command = best_action(bot_view(state, seat), random.Random(seed), TINY)
