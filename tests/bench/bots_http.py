@@ -102,14 +102,13 @@ async def phase(
 
 
 async def run(args: argparse.Namespace) -> None:
-    server = Server(
-        1, "everysec", env={"ALLFOURS_BOT_WORKERS": str(args.bot_workers)}
-    )
-    rng = random.Random(1)
+    server = Server(1, "everysec", env={"ALLFOURS_BOT_WORKERS": str(args.bot_workers)})
     try:
         note(f"starting allfours serve on {HOST}:{server.port}, {args.bot_workers} bot worker(s)")
         await server.start()
-        people = [bench_http.HttpGame(Conn(server.port), random.Random(i)) for i in range(args.games)]
+        people = [
+            bench_http.HttpGame(Conn(server.port), random.Random(i)) for i in range(args.games)
+        ]
         for game in people:
             await game.create()
         bots = [BotGame(server.port, args.level, random.Random(i)) for i in range(args.bot_games)]
