@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 from playwright.async_api import Browser, Page
+from playwright.async_api import TimeoutError as PlaywrightTimeout
 from support import ServerProcess, all_events, view_of
 from webplay import OFFERED, seat_action, table_state, take_turn, wait_for_table
 
@@ -319,9 +320,12 @@ async def test_a_whole_game_by_mouse_without_scrolling(
         if not count:
             await page.wait_for_timeout(20)
             continue
-        box = await offered.nth(rng.randrange(count)).bounding_box()
+        try:
+            box = await offered.nth(rng.randrange(count)).bounding_box(timeout=500)
+        except PlaywrightTimeout:
+            box = None
         if box is None:
-            continue  # redrawn meanwhile: look again
+            continue  # redrawn meanwhile (the offer changed): look again
         assert not outside(
             [box["x"], box["y"], box["x"] + box["width"], box["y"] + box["height"]], width, height
         ), f"an offered move outside the {width}x{height} viewport"

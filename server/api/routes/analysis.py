@@ -11,7 +11,7 @@ from litestar.di import NamedDependency
 
 from server.api.context import AppContext
 from server.api.contract.models import AnalysedMove, Analysis
-from server.api.contract.openapi import problems
+from server.api.contract.openapi import DocumentedOperation, problems
 from server.api.routes.params import GameId
 from server.codec import decode_event
 from server.errors import GameNotFinished
@@ -29,6 +29,7 @@ class AnalysisController(Controller):
 
     @get(
         "/{game_id:str}/analysis",
+        operation_class=DocumentedOperation,
         operation_id="getAnalysis",
         summary="A finished game's decisions beside the strong bot's choices",
         description="For each decision of a finished game (a stand, a beg, giving one, "
