@@ -15,10 +15,10 @@ import logging
 import multiprocessing
 import os
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Final
+from typing import Any, Final, TypeVar
 
 from domain import (
     Beg,
@@ -37,6 +37,8 @@ from domain.bots import BOTS, heuristic_bot
 from domain.sight import bot_view
 
 __all__ = ["SEARCHING", "Move", "Thinker"]
+
+T = TypeVar("T")
 
 Move = tuple[int, int, PlayerCommand, float, PlayerCommand, float]
 """An analysed decision: its version, the seat, the action played and its chance to win, the
@@ -84,9 +86,10 @@ class Thinker:
         self._timeout_s = timeout_s
         self._pool: Executor | None = None
         self.decisions = 0
-        """Decisions made in the pool (for the metrics and the tests)."""
+        """Decisions made in the pool."""
         self.fallbacks = 0
-        """Decisions the heuristic made because the pool failed or was too slow."""
+        """Decisions the heuristic made because the pool failed or was too slow (each also
+        logged as a warning)."""
 
     def _executor(self) -> Executor:
         if self._pool is None:
@@ -100,17 +103,23 @@ class Thinker:
                 self._pool = ThreadPoolExecutor(1, thread_name_prefix="bots")
         return self._pool
 
+    async def _in_worker(self, timeout_s: float, work: Callable[..., T], *args: Any) -> T:
+        """``work(*args)`` in a worker; a broken pool (a worker died) is dropped, so the next
+        call starts a fresh one."""
+        future = asyncio.get_running_loop().run_in_executor(self._executor(), work, *args)
+        try:
+            return await asyncio.wait_for(future, timeout_s)
+        except BrokenProcessPool:
+            self._pool = None
+            raise
+
     async def decide(self, state: State, seat: int, kind: str) -> PlayerCommand:
         seed = _seeds.getrandbits(64)
         if kind not in SEARCHING:
             return decide(state, seat, kind, seed)
-        loop = asyncio.get_running_loop()
         try:
-            future = loop.run_in_executor(self._executor(), decide, state, seat, kind, seed)
-            command = await asyncio.wait_for(future, self._timeout_s)
+            command = await self._in_worker(self._timeout_s, decide, state, seat, kind, seed)
         except (TimeoutError, BrokenProcessPool, OSError) as error:
-            if isinstance(error, BrokenProcessPool):
-                self._pool = None  # a worker died: the next decision starts a fresh pool
             self.fallbacks += 1
             _log.warning("bot %s fell back to the heuristic: %r", kind, error)
             return heuristic_bot(bot_view(state, seat), random.Random(seed))  # noqa: S311
@@ -121,25 +130,13 @@ class Thinker:
         """The seat's hints (``rank``), searched in a worker; none while it is not to act."""
         if state.to_act != seat or state.phase == "ended":
             return ()
-        future = asyncio.get_running_loop().run_in_executor(
-            self._executor(), rank, state, seat, _seeds.getrandbits(64)
-        )
-        try:
-            return await asyncio.wait_for(future, self._timeout_s)
-        except BrokenProcessPool:
-            self._pool = None
-            raise
+        return await self._in_worker(self._timeout_s, rank, state, seat, _seeds.getrandbits(64))
 
     async def analyse(self, log: Sequence[Event]) -> tuple[Move, ...]:
         """A finished game's decisions beside the search's (``analyse``), in a worker."""
-        future = asyncio.get_running_loop().run_in_executor(
-            self._executor(), analyse, tuple(log), _seeds.getrandbits(64)
+        return await self._in_worker(
+            _ANALYSIS_TIMEOUT_S, analyse, tuple(log), _seeds.getrandbits(64)
         )
-        try:
-            return await asyncio.wait_for(future, _ANALYSIS_TIMEOUT_S)
-        except BrokenProcessPool:
-            self._pool = None
-            raise
 
     def warm(self) -> None:
         """Starts the workers now (a spawned process imports the engine for a second or so),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -58,9 +59,9 @@ T0 = 1_800_000_000_000
 CLOCK_MS = DEFAULT_TURN_SECONDS * 1000
 
 
-def dealt_game(rules: Rules | None = None) -> Game:
+def dealt_game(rules: Rules | None = None, **table: Any) -> Game:
     """Four people seated and the first hand dealt at ``T0`` (dealer 0: seat 1 begs/stands)."""
-    game = Game(rules=rules)
+    game = Game(rules=rules, **table)
     game.do(Deal(deck=tuple(build_deck(0))), at=T0)
     return game
 
@@ -200,6 +201,14 @@ def test_stepping_away_on_your_turn_hands_it_to_the_bot():
     game.do(StepAway(seat=1), at=T0 + 1)
     assert game.state.bot_to_act() == (1, "heuristic")
     assert game.state.deadline is None
+
+
+def test_the_tables_stand_in_level_plays_for_an_away_person():
+    """``GameCreated.stand_in``: the level that decides for an away, gone or timed-out seat
+    (``heuristic`` in logs written before a table chose one, as above)."""
+    game = dealt_game(stand_in="master")
+    game.do(StepAway(seat=1), at=T0 + 1)
+    assert game.state.bot_to_act() == (1, "master")
 
 
 # --- leave, replace, resign, abort ----------------------------------------------------------
