@@ -60,7 +60,7 @@ async def trick_overlaps(page: Page) -> list[str]:
       const trick = box(document.querySelector('.centre .trick'));
       const status = box(document.querySelector('.centre .status'));
       const noted = document.querySelector('.centre .trick-note');
-      const note = noted && box(noted);
+      const note = noted && noted.getClientRects().length ? box(noted) : null;  // shown only
       const found = [];
       for (const el of document.querySelectorAll('.centre .trick .slot > *')) {
         const r = box(el);
