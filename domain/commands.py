@@ -37,6 +37,8 @@ class CreateGame(_Command, frozen=True, tag="create_game"):
     away_pace_ms: int = 0
     idle_expiry_ms: int | None = None
     stand_in: str = "heuristic"
+    rated: bool = False
+    private: bool = False
 
 
 class Join(_Command, frozen=True, tag="join"):
@@ -47,6 +49,8 @@ class Join(_Command, frozen=True, tag="join"):
     claim: bool = False
     """The service proved that this person held the seat in the game this one is a rematch
     of, so a seat reserved for them may be taken."""
+    player: str | None = None
+    """The player identity (its public id) the person joined with, if any."""
 
 
 class Deal(_Command, frozen=True, tag="deal"):

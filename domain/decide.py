@@ -158,6 +158,8 @@ def _create_game(out: _Outcome, state: State, cmd: CreateGame) -> None:
             away_pace_ms=cmd.away_pace_ms,
             idle_expiry_ms=cmd.idle_expiry_ms,
             stand_in=cmd.stand_in,
+            rated=cmd.rated,
+            private=cmd.private,
         )
     )
 
@@ -166,6 +168,8 @@ def _join(out: _Outcome, state: State, cmd: Join) -> None:
     _require_game(state)
     if not 0 <= cmd.seat <= 3:
         raise RuleViolation("invalid_seat", f"there is no seat {cmd.seat}: seats are 0..3")
+    if state.rated and (cmd.bot is not None or cmd.player is None):
+        raise RuleViolation("rated_table", "a rated table seats only people with a player id")
     held = state.players[cmd.seat]
     if held is not None:
         # A seat whose person left, or has been away for a while, may be taken over.
@@ -178,7 +182,10 @@ def _join(out: _Outcome, state: State, cmd: Join) -> None:
                 f"seat {cmd.seat}'s person is away and may come back: the seat may be taken "
                 f"over {-(-(takeover_at - out.at) // 1000)} s from now (its takeover_at)",
             )
-        out.emit(PlayerReplaced(seat=cmd.seat, name=cmd.name))
+        if state.rated and cmd.player != held.player:
+            # The seat's result is its player's to the end: only they may take it back.
+            raise RuleViolation("seat_taken", f"seat {cmd.seat} stays its player's")
+        out.emit(PlayerReplaced(seat=cmd.seat, name=cmd.name, player=cmd.player))
         return
     if (
         cmd.seat in state.reserved
@@ -189,7 +196,7 @@ def _join(out: _Outcome, state: State, cmd: Join) -> None:
         raise RuleViolation(
             "seat_reserved", f"seat {cmd.seat} is kept for its player of the last game"
         )
-    out.emit(PlayerJoined(seat=cmd.seat, name=cmd.name, bot=cmd.bot))
+    out.emit(PlayerJoined(seat=cmd.seat, name=cmd.name, bot=cmd.bot, player=cmd.player))
 
 
 def _deal(out: _Outcome, state: State, cmd: Deal) -> None:

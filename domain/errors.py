@@ -26,6 +26,7 @@ ViolationCode = Literal[
     "not_away",
     "too_late_to_abort",
     "rematch_exists",
+    "rated_table",
 ]
 
 VIOLATION_CODES: tuple[ViolationCode, ...] = ViolationCode.__args__  # type: ignore[attr-defined]

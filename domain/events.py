@@ -54,6 +54,12 @@ class GameCreated(_Event, frozen=True, tag="GameCreated"):
     stand_in: str = "heuristic"
     """The bot level that decides for a person who is away, gone or out of time (a name of
     ``domain.bots.BOTS``); ``heuristic`` in logs written before the table chose one."""
+    rated: bool = False
+    """A rated game: only people with player identities sit at it, and its result moves
+    their ratings. No hints are given at a rated table."""
+    private: bool = False
+    """Not listed in the lobby; only its creator and holders of its invitation may seat
+    anyone at it."""
 
 
 class PlayerJoined(_Event, frozen=True, tag="PlayerJoined"):
@@ -63,6 +69,9 @@ class PlayerJoined(_Event, frozen=True, tag="PlayerJoined"):
     """The name shown for the seat."""
     bot: str | None = None
     """The bot kind playing the seat (random or heuristic), or null for a person."""
+    player: str | None = None
+    """The public id of the player identity the person joined with (null: anonymous, or a
+    bot). Rated games and a player's game list are built from it."""
 
 
 class Dealt(_Event, frozen=True, tag="Dealt"):
@@ -266,6 +275,8 @@ class PlayerReplaced(_Event, frozen=True, tag="PlayerReplaced"):
     """The seat taken over."""
     name: str = ""
     """The new person's name."""
+    player: str | None = None
+    """The public id of the new person's player identity (null: anonymous)."""
 
 
 class RematchCreated(_Event, frozen=True, tag="RematchCreated"):

@@ -78,11 +78,13 @@ def _game_created(s: State, e: GameCreated) -> State:
         away_pace_ms=e.away_pace_ms,
         idle_expiry_ms=e.idle_expiry_ms,
         stand_in=e.stand_in,
+        rated=e.rated,
+        private=e.private,
     )
 
 
 def _player_joined(s: State, e: PlayerJoined) -> State:
-    players = _with_player(s, e.seat, Player(e.name, e.bot))
+    players = _with_player(s, e.seat, Player(e.name, e.bot, player=e.player))
     seated = all(p is not None for p in players)
     return s.replace(
         version=s.version + 1,
@@ -284,7 +286,8 @@ def _player_left(s: State, e: PlayerLeft) -> State:
 
 def _player_replaced(s: State, e: PlayerReplaced) -> State:
     return s.replace(
-        version=s.version + 1, players=_with_player(s, e.seat, Player(e.name)), presence_at=e.at
+        version=s.version + 1, players=_with_player(s, e.seat, Player(e.name, player=e.player)),
+        presence_at=e.at
     )
 
 

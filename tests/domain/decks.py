@@ -166,7 +166,10 @@ class Game:
         )
         for seat in range(4):
             kind = bots[seat]
-            self.do(Join(seat=seat, name=f"{kind} bot" if kind else f"player {seat}", bot=kind))
+            name = f"{kind} bot" if kind else f"player {seat}"
+            # A rated table seats players: seat N's is "pN".
+            player = f"p{seat}" if table.get("rated") else None
+            self.do(Join(seat=seat, name=name, bot=kind, player=player))
         assert self.state.phase == "dealing"
 
     # --- driving --------------------------------------------------------------------------

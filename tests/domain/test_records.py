@@ -51,8 +51,10 @@ def test_players_compare_and_hash_by_their_fields():
     assert player != player.replace(away=False)
     assert player.replace(timeouts=0) == Player("ann", away=True)
     assert repr(player) == (
-        "Player(name='ann', bot=None, away=True, left=False, timeouts=1, away_since=None)"
+        "Player(name='ann', bot=None, away=True, left=False, timeouts=1, away_since=None, "
+        "player=None)"
     )
+    assert player != Player("ann", None, True, False, 1, player="p1")
     assert player != player.replace(away_since=5)
     assert (player == "ann") is False  # another type: not equal, and no error
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 from decks import SEED, Game, build_deck, reach_begging_team_at
 
@@ -77,6 +78,23 @@ def test_seat_taken():
     state, _ = execute(state, Join(seat=2, name="first"))
     refuse_on(state, Join(seat=2, name="second"), "seat_taken")
     assert state.players[2].name == "first"
+
+
+def test_rated_table_seats_only_players():
+    state, _ = execute(State(), msgspec.structs.replace(CREATE, rated=True))
+    refuse_on(state, Join(seat=0, name="anon"), "rated_table")
+    refuse_on(state, Join(seat=0, name="strong bot", bot="strong", player="p1"), "rated_table")
+    state, events = execute(state, Join(seat=0, name="ann", player="p1"))
+    assert events[-1].player == "p1" and state.players[0].player == "p1"
+
+
+def test_a_rated_seat_is_taken_over_only_by_its_player():
+    game = Game(rated=True)
+    game.deal(build_deck(0))
+    game.do(Leave(seat=2), at=LIFECYCLE_AT)
+    game.refuse(Join(seat=2, name="newcomer", player="p9"), "seat_taken", at=LIFECYCLE_AT + 1)
+    game.do(Join(seat=2, name="back again", player="p2"), at=LIFECYCLE_AT + 2)
+    assert game.state.players[2].player == "p2" and not game.state.players[2].left
 
 
 @pytest.mark.parametrize("seat", [-1, 4, 7])
