@@ -286,8 +286,9 @@ def _player_left(s: State, e: PlayerLeft) -> State:
 
 def _player_replaced(s: State, e: PlayerReplaced) -> State:
     return s.replace(
-        version=s.version + 1, players=_with_player(s, e.seat, Player(e.name, player=e.player)),
-        presence_at=e.at
+        version=s.version + 1,
+        players=_with_player(s, e.seat, Player(e.name, player=e.player)),
+        presence_at=e.at,
     )
 
 
