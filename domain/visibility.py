@@ -58,6 +58,9 @@ class SeatView(msgspec.Struct, frozen=True):
     """From when a new person may take this seat over (ms since the epoch): 0 once its person
     left, a grace period after they went away (they may come back meanwhile); null while a
     person plays it, for a bot and for an open seat."""
+    player: str | None = None
+    """The public id of the person's player identity (their profile); null for an anonymous
+    person, a bot and an open seat."""
 
 
 class PlayedCard(msgspec.Struct, frozen=True):
@@ -142,6 +145,9 @@ class View(msgspec.Struct, frozen=True):
     idle_at: int | None = None
     """When the table will be closed as idle if nobody plays (ms since the epoch): while it is
     paused, or waits with no clock on a person; null otherwise."""
+    rated: bool = False
+    """A rated table (made by matchmaking): its result moves its players' ratings, and it
+    gives no hints."""
 
 
 @lru_cache(maxsize=8192)
@@ -165,6 +171,7 @@ def _seats(
             player is not None and player.away,
             player is not None and player.left,
             None if player is None else player.takeover_at(grace_ms),
+            None if player is None else player.player,
         )
         for seat, player in enumerate(players)
     )
@@ -217,4 +224,5 @@ def view(state: State, viewer: Viewer) -> View:
         state.reserved_until,
         state.paused,
         state.idle_expires_at,
+        state.rated,
     )

@@ -37,7 +37,8 @@ _INDEX_KEYS = tuple(_index_key(status) for status in STATUSES)
 
 _NOTE = """
 -- KEYS[1]: the summaries hash; KEYS[2..]: the index of each status, in STATUSES' order.
--- ARGV: the game id, its summary, its creation time (the index score), its status's position.
+-- ARGV: the game id, its summary, its creation time (the index score), its status's position
+-- (0: listed under none, as a private table is: its summary serves its players' game lists).
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 for i = 2, #KEYS do
     if i - 1 == tonumber(ARGV[4]) then
@@ -75,6 +76,11 @@ class GameSummary(msgspec.Struct, frozen=True):
     turn_seconds: int | None = None
     """The table's turn clock: seconds a person has per decision, or null for no clock (so a
     newcomer sees how fast the table plays before sitting down)."""
+    rated: bool = False
+    """A rated table (made by matchmaking): its result moves its players' ratings."""
+    player_ids: tuple[str | None, ...] = ()
+    """The public player id at each seat, null where the seat is open, a bot's or an
+    anonymous person's (empty in listings written before player identities)."""
 
 
 class GamePage(msgspec.Struct, frozen=True):
@@ -166,8 +172,10 @@ class Lobby:
             end_reason=state.end_reason,
             rematch_of=state.rematch_of,
             turn_seconds=state.rules.clock_ms // 1000 if state.rules.clock_ms else None,
+            rated=state.rated,
+            player_ids=tuple(None if p is None else p.player for p in state.players),
         )
-        position = STATUSES.index(summary.status) + 1
+        position = 0 if state.private else STATUSES.index(summary.status) + 1
         encoded = msgspec.json.encode(summary)
         await self._note((_SUMMARIES, *_INDEX_KEYS), (game_id, encoded, created, position))
 
@@ -184,6 +192,11 @@ class Lobby:
             for index_key in _INDEX_KEYS:
                 pipe.zrem(index_key, game_id)
             await pipe.execute()
+
+    async def summary(self, game_id: str) -> GameSummary | None:
+        """The game's listing, if it has one."""
+        raw = await self._redis.hget(_SUMMARIES, game_id)
+        return None if raw is None else _decoder.decode(raw)
 
     async def listed(self, status: Status | None = None) -> list[str]:
         """Ids of the listed games (of one status, or all)."""
@@ -214,17 +227,23 @@ class Lobby:
         return len(seen), removed
 
     async def page(self, status: Status, cursor: str | None, limit: int) -> GamePage:
-        """Games of one status, newest first; ``cursor`` continues a previous page.
+        """Games of one status, newest first; ``cursor`` continues a previous page."""
+        return await self.page_of(_index_key(status), cursor, limit)
+
+    async def page_of(self, index: bytes | str, cursor: str | None, limit: int) -> GamePage:
+        """The listings of the games in ``index`` (a sorted set of game ids scored by their
+        creation time: a status's, or a player's), newest first.
 
         The cursor is ``<created_at>:<game_id>`` of the last game shown. Games created in the
-        same millisecond are ordered by id, so none is skipped or shown twice."""
+        same millisecond are ordered by id, so none is skipped or shown twice. A game with no
+        listing (archived) is left out."""
         top: str | int = "+inf"
         after: tuple[int, bytes] | None = None
         if cursor is not None:
             after = parse_cursor(cursor)
             top = after[0]
         rows: list[tuple[bytes, float]] = await self._redis.zrevrangebyscore(  # type: ignore[assignment]
-            _index_key(status),
+            index,
             top,
             "-inf",
             start=0,

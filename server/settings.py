@@ -79,6 +79,8 @@ class Settings(msgspec.Struct, frozen=True):
     newcomer may take it over; recorded in each new game."""
     tables_per_hour: int = 60
     """Games one client address may create per hour; 0 turns the quota off."""
+    players_per_hour: int = 20
+    """Player identities one client address may make per hour; 0 turns the quota off."""
     archive_dir: Path | None = None
     """Where ``allfours archive`` writes finished games' replays, and ``/replay`` finds them."""
     finished_ttl_s: int = 86_400
@@ -139,6 +141,7 @@ ENV_NAMES: Mapping[str, str] = {
     "keep_alive_s": "ALLFOURS_KEEP_ALIVE_S",
     "max_bot_target": "ALLFOURS_MAX_BOT_TARGET",
     "tables_per_hour": "ALLFOURS_TABLES_PER_HOUR",
+    "players_per_hour": "ALLFOURS_PLAYERS_PER_HOUR",
     "archive_dir": "ALLFOURS_ARCHIVE_DIR",
     "finished_ttl_s": "ALLFOURS_FINISHED_TTL_S",
     "redis_down_limit_s": "ALLFOURS_REDIS_DOWN_LIMIT_S",

@@ -18,6 +18,9 @@ from typing import NamedTuple
 
 CREATOR = "creator"
 """The holder a creator token names in place of a seat (and its field among the seat hashes)."""
+INVITE = "invite"
+"""What a private table's invitation names in place of a seat (``<game>.invite.<secret>``);
+its hash is kept as the game's ``invite`` secret."""
 
 
 class TokenClaim(NamedTuple):

@@ -4,11 +4,13 @@ connects to Redis. Settings come from the environment (``server.settings``)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import Any, NoReturn
 
 import msgspec
@@ -35,7 +37,9 @@ from server.api.routes.games import GamesController
 from server.api.routes.health import HealthController
 from server.api.routes.hints import HintsController
 from server.api.routes.history import HistoryController
+from server.api.routes.leaderboard import LeaderboardController
 from server.api.routes.names import NamesController
+from server.api.routes.players import PlayersController, SeatReissueController
 from server.api.routes.seats import SeatsController
 from server.api.routes.streams import StreamController
 from server.api.routes.verification import VerificationController
@@ -44,6 +48,11 @@ from server.api.spec import openapi_config
 from server.clock import system_clock
 from server.deadlines import DeadlineSweeper
 from server.lobby import Lobby
+from server.players.accounts import PlayerAccounts
+from server.players.games import PlayerGames
+from server.players.projection import PlayerProjection
+from server.players.ratings import Ratings, logged_events
+from server.players.upkeep import Upkeep
 from server.service import GameService, TableOptions, Thinker
 from server.settings import Settings, from_env
 from server.store import connect_store
@@ -134,9 +143,12 @@ def create_app(settings: Settings | None = None) -> Litestar:
         if settings.redis_url is None:
             raise RuntimeError("REDIS_URL is not set: start through `allfours serve`")
         store = connect_store(settings.redis_url)
+        lobby = Lobby(store, clock=system_clock)
+        ratings = Ratings(store, partial(logged_events, store), clock=system_clock)
+        players = PlayerProjection(PlayerGames(store, lobby), ratings)
         service = GameService(
             store,
-            Lobby(store, clock=system_clock),
+            lobby,
             cache_size=settings.cache_size,
             clock=system_clock,
             table_expiry_ms=settings.table_expiry_s * 1000 if settings.table_expiry_s else None,
@@ -149,6 +161,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
                 stand_in=settings.stand_in,
             ),
             thinker=Thinker(settings.bot_workers),
+            players=players,
         )
         sweeper = DeadlineSweeper(
             service, store, clock=system_clock, interval_s=settings.sweep_interval_s
@@ -163,10 +176,14 @@ def create_app(settings: Settings | None = None) -> Litestar:
                 settings.rate_limit,
                 settings.rate_window_s,
                 tables_per_hour=settings.tables_per_hour,
+                players_per_hour=settings.players_per_hour,
                 clock=system_clock,
             ),
             metrics=Metrics.shared(),
+            accounts=PlayerAccounts(store, clock=system_clock, on_named=ratings.rename),
+            players=players,
         )
+        upkeep = Upkeep([("rating upkeep", 30.0, partial(ratings.look_over, lobby))])
         # Everything built so far lives as long as the process: keep it out of the
         # collector's way, and collect the young generation less often. Full collections of
         # a large heap were the pauses that set SSE delivery's tail latency.
@@ -175,15 +192,19 @@ def create_app(settings: Settings | None = None) -> Litestar:
         gc.set_threshold(20_000, 50, 100)
         service.thinker.warm()
         sweeping = asyncio.create_task(sweeper.run(), name="deadline-sweeper")
+        upkeeping = asyncio.create_task(upkeep.run(), name="player-upkeep")
         try:
             yield
         finally:
             sweeper.stop()
+            upkeep.stop()
             app.state.ctx.close_streams()
             try:
                 await asyncio.wait_for(sweeping, timeout=settings.shutdown_grace_s)
             except TimeoutError:
                 _log.warning("the deadline sweeper did not stop in time")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(upkeeping, timeout=settings.shutdown_grace_s)
             service.thinker.close()
             await store.aclose()
 
@@ -204,6 +225,9 @@ def create_app(settings: Settings | None = None) -> Litestar:
         route_handlers=[
             GamesController,
             HintsController,
+            PlayersController,
+            SeatReissueController,
+            LeaderboardController,
             AnalysisController,
             SeatsController,
             CommandsController,

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from server.api.auth import SeatAuth
 from server.api.edge.metrics import Metrics
 from server.api.edge.rate_limit import RateLimiter
+from server.players.accounts import PlayerAccounts
+from server.players.projection import PlayerProjection
 from server.service import GameService
 from server.settings import Settings
 from server.store import RedisEventStore, Subscription
@@ -21,6 +23,8 @@ class AppContext:
     auth: SeatAuth
     limiter: RateLimiter
     metrics: Metrics
+    accounts: PlayerAccounts
+    players: PlayerProjection
     shutting_down: asyncio.Event = field(default_factory=asyncio.Event)
     streams: set[Subscription] = field(default_factory=set)
     """Open SSE subscriptions, closed on shutdown so their clients reconnect elsewhere."""

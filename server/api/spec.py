@@ -66,6 +66,14 @@ def openapi_config() -> OpenAPIConfig:
                     "it seats bots in the table (addBot) and closes it before its first card "
                     "(abortTable), whether or not its holder sits at the table.",
                 ),
+                "playerKey": SecurityScheme(
+                    type="http",
+                    scheme="bearer",
+                    description="The player key returned once by createPlayer "
+                    "(``<player id>.player.<secret>``), sent as ``Authorization: Bearer "
+                    "<key>``, never in a URL: the player's own endpoints, reissueSeatToken, "
+                    "and takeSeat (the seat is then linked to the player).",
+                ),
             }
         ),
     )

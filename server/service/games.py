@@ -26,9 +26,10 @@ from domain import (
 from domain.autoplay import opening_commands
 from domain.state import TAKEOVER_GRACE_MS
 from server.clock import Clock, system_clock
-from server.errors import GameNotFound, TooManyConflicts, VersionConflict
+from server.errors import Forbidden, GameNotFound, TooManyConflicts, VersionConflict
 from server.lobby import GamePage, Lobby, Status
 from server.names import check_distinct, check_name
+from server.players.projection import PlayerProjection
 from server.service.game_ids import game_id_for_key, new_game_id
 from server.service.idempotency import fingerprint_of
 from server.service.issuing import TokenIssuer
@@ -37,7 +38,7 @@ from server.service.runner import CommandRunner
 from server.service.state_cache import Cached, StateCache, decoded
 from server.service.thinking import Thinker
 from server.store import EventStore, StoredEvent
-from server.tokens import CREATOR, token_hash
+from server.tokens import CREATOR, INVITE, matches, new_token, token_hash
 
 __all__ = ["GameService", "TableOptions"]
 
@@ -77,15 +78,24 @@ class GameService:
         takeover_grace_ms: int = TAKEOVER_GRACE_MS,
         table: TableOptions | None = None,
         thinker: Thinker | None = None,
+        players: PlayerProjection | None = None,
     ) -> None:
         self.store = store
+        self.players = players
+        """The players' projections (game lists, ratings); None: no player features."""
         self.lobby = lobby
         self.clock = clock
         self._cache = StateCache(store, cache_size)
         self.thinker = thinker or Thinker()
         """Who decides the bots' moves (the searching levels in worker processes)."""
         self._runner = CommandRunner(
-            store, self._cache, lobby, clock=clock, max_attempts=max_attempts, thinker=self.thinker
+            store,
+            self._cache,
+            lobby,
+            clock=clock,
+            max_attempts=max_attempts,
+            thinker=self.thinker,
+            players=players,
         )
         self._tokens = TokenIssuer(store)
         self.run = self._runner.run
@@ -130,6 +140,9 @@ class GameService:
         rematch_of: str | None = None,
         reserved: tuple[int, ...] = (),
         with_creator: bool = True,
+        private: bool = False,
+        rated: bool = False,
+        people: Sequence[tuple[str, str] | None] = (),
     ) -> CommandResult:
         """Create a game; seats with a bot kind are filled at once. With all four seats bots
         the whole game is played out before this returns. ``game_id`` names the game (a
@@ -138,7 +151,11 @@ class GameService:
 
         ``with_creator``: hand out a creator token (seat bots, close the table before its
         first card), derived from the key like a seating's, so a retry gets the same one. A
-        rematch has none: its people hold its seats."""
+        rematch has none: its people hold its seats.
+
+        ``private``: an unlisted table, seated only with its invitation (in the answer, derived
+        from the key like the creator token). ``rated``: its result rates its players, who
+        are ``people`` (name, player id) per seat, seated in the same append (matchmaking)."""
         for kind in bots:
             if kind is not None and kind not in BOTS:
                 raise ValueError(f"unknown bot kind {kind!r}")
@@ -148,9 +165,19 @@ class GameService:
         seed = await self.store.put_secret(game_id, secrets.token_hex(32))
         now = self.clock()
         commands = self._opening(seed, rules, bots, now, rematch_of=rematch_of, reserved=reserved)
+        commands[0] = msgspec.structs.replace(_creation(commands), private=private, rated=rated)
+        commands += [
+            Join(seat, name, player=player_id) for seat, (name, player_id) in _seated(people)
+        ]
         creator = None
         if with_creator:
             creator = await self._tokens.token_for(game_id, CREATOR, idempotency_key)
+        invite = None
+        if private:
+            invite = await self._tokens.token_for(game_id, INVITE, idempotency_key)
+            await self.store.put_secret(game_id, token_hash(invite), name=INVITE)
+        if rated and self.players is not None:
+            await self.players.ratings.watch(game_id)
         entry = Cached(State(), seed)
         created = await self._runner.append_decided(
             game_id,
@@ -170,7 +197,7 @@ class GameService:
         )
         if created is None:  # the id exists without this key: a 64-bit collision, or tampering
             raise TooManyConflicts(f"game id {game_id} is taken; retry")
-        return msgspec.structs.replace(created, creator_token=creator)
+        return msgspec.structs.replace(created, creator_token=creator, invite=invite)
 
     def _opening(
         self,
@@ -185,8 +212,7 @@ class GameService:
         """A new table's commands: its creation (with this server's times) and its bots."""
         names = [f"{kind} bot" if kind else "" for kind in bots]
         opening = opening_commands(seed, rules, names, list(bots))
-        first = opening[0]
-        assert isinstance(first, CreateGame)
+        first = _creation(opening)
         expiry = self._table_expiry_ms
         return [
             msgspec.structs.replace(
@@ -216,6 +242,8 @@ class GameService:
         *,
         idempotency_key: str | None = None,
         claim: bool = False,
+        player_id: str | None = None,
+        invite: str | None = None,
     ) -> SeatGrant:
         """Seat a person (or take over a seat that was left or is away); returns the seat
         token, shown this once: only its hash is kept.
@@ -225,9 +253,14 @@ class GameService:
         while the server still stores only the token's hash. ``claim``: the caller proved
         they held this seat in the game this one is a rematch of. The name must differ from
         every other seat's, as of the version the seating is stored at (``NameTaken``), and
-        pass the name policy (``InvalidName``), checked before anything is read or stored."""
+        pass the name policy (``InvalidName``), checked before anything is read or stored.
+
+        ``player_id``: the person proved that identity; the seat is linked to it. A private
+        table seats only holders of its ``invite`` (403 else)."""
         check_name(name)
         state = await self.state(game_id)
+        if state.private:
+            await self._check_invite(game_id, invite)
         token = await self._tokens.token_for(game_id, seat, idempotency_key)
         command_id = None if idempotency_key is None else f"seat{seat}:join:{idempotency_key}"
         for _ in range(self._max_attempts):
@@ -235,7 +268,7 @@ class GameService:
             try:
                 result = await self.run(
                     game_id,
-                    [Join(seat, name, None, claim=claim)],
+                    [Join(seat, name, None, claim=claim, player=player_id)],
                     command_id,
                     state.version,  # the names checked are the names when it is stored
                     seat_token=(seat, token_hash(token)),
@@ -244,6 +277,28 @@ class GameService:
                 state = await self.state(game_id)
                 continue
             return SeatGrant(game_id, seat, token, result.version, result.duplicate)
+        raise TooManyConflicts(f"game {game_id} is too busy; retry")
+
+    async def _check_invite(self, game_id: str, invite: str | None) -> None:
+        if invite is None:
+            raise Forbidden("this table is private: seats are taken with its invitation")
+        if not matches(invite, await self.store.get_secret(game_id, name=INVITE)):
+            raise Forbidden("this is not this table's invitation")
+
+    async def reissue_token(self, game_id: str, seat: int, player_id: str) -> SeatGrant:
+        """A fresh token for a seat linked to ``player_id`` (another device, a lost browser):
+        the seat's old token stops working. Stored only if the seat is still theirs at the
+        version it was judged on (a takeover meanwhile wins)."""
+        for _ in range(self._max_attempts):
+            state = await self.state(game_id)
+            held = state.players[seat]
+            if held is None or held.player != player_id:
+                raise Forbidden(f"seat {seat} is not yours")
+            if held.left:
+                raise RuleViolation("not_a_person", "you left this seat: take it again")
+            token = new_token(game_id, seat)
+            if await self.store.replace_seat_token(game_id, seat, token_hash(token), state.version):
+                return SeatGrant(game_id, seat, token, state.version)
         raise TooManyConflicts(f"game {game_id} is too busy; retry")
 
     async def add_bot(self, game_id: str, seat: int, kind: str) -> CommandResult:
@@ -300,3 +355,13 @@ class GameService:
         if not events and after == 0 and not await self.store.exists(game_id):
             raise GameNotFound(f"no game {game_id!r}")
         return events
+
+
+def _creation(commands: Sequence[Command]) -> CreateGame:
+    first = commands[0]
+    assert isinstance(first, CreateGame)
+    return first
+
+
+def _seated(people: Sequence[tuple[str, str] | None]) -> list[tuple[int, tuple[str, str]]]:
+    return [(seat, person) for seat, person in enumerate(people) if person is not None]

@@ -18,6 +18,8 @@ class CommandResult(msgspec.Struct, frozen=True):
     """The stored events, when this call stored them (empty for a duplicate)."""
     creator_token: str | None = None
     """A table creation's creator token (shown this once: only its hash is kept)."""
+    invite: str | None = None
+    """A private table's invitation (shown to its creator: only its hash is kept)."""
 
 
 class SeatGrant(msgspec.Struct, frozen=True):

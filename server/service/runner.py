@@ -13,6 +13,7 @@ from server.clock import Clock
 from server.codec import encode_events
 from server.errors import TooManyConflicts, Unauthorized, VersionConflict
 from server.lobby import Lobby
+from server.players.projection import PlayerProjection
 from server.service.deciding import decide_all, decide_owed
 from server.service.idempotency import EarlierOutcomes, fingerprint_of, same_command
 from server.service.results import CommandResult
@@ -35,8 +36,10 @@ class CommandRunner:
         clock: Clock,
         max_attempts: int,
         thinker: Thinker,
+        players: PlayerProjection | None = None,
     ) -> None:
         self._store = store
+        self._players = players
         self._cache = cache
         self._lobby = lobby
         self._clock = clock
@@ -141,6 +144,8 @@ class CommandRunner:
             self._cache.remember(game_id, Cached(state, entry.seed))
             if base == 0 or Lobby.listing_changed(entry.state, state):
                 await self._note_listing(game_id, state, new=base == 0)
+            if self._players is not None and PlayerProjection.concerned(entry.state, state):
+                await self._players.note(game_id, entry.state, state, at)
             return CommandResult(game_id, base + 1, outcome.version, stored=tuple(stored))
         if outcome.status == "duplicate":
             same_command(outcome, fingerprint)

@@ -36,6 +36,7 @@ __all__ = [
     "DUE_FIX_LUA",
     "DUPLICATE",
     "OK",
+    "SEAT_HASH_LUA",
     "TOKEN_REJECTED",
 ]
 
@@ -112,5 +113,16 @@ if ARGV[2] == '-' then
 else
   redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
 end
+return 1
+"""
+
+SEAT_HASH_LUA: Final = """
+-- Replace a seat's token hash, but only if the game is still at the version the seat was
+-- judged its player's on: a takeover since then holds the seat, and its token stands.
+-- KEYS[1] events stream, KEYS[2] seat hashes; ARGV[1] version, ARGV[2] seat, ARGV[3] hash
+if redis.call('XLEN', KEYS[1]) ~= tonumber(ARGV[1]) then
+  return 0
+end
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
 return 1
 """

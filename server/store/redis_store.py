@@ -69,7 +69,7 @@ from .keys import (
     secret_key,
     validate_game_id,
 )
-from .lua import APPEND_LUA, CONFLICT, DUE_FIX_LUA, OK, TOKEN_REJECTED
+from .lua import APPEND_LUA, CONFLICT, DUE_FIX_LUA, OK, SEAT_HASH_LUA, TOKEN_REJECTED
 from .model import AppendResult, Due, DueUpdate, StoredEvent
 from .pipelined import Arg, PipelinedRedis, Script
 from .subscription import Subscription
@@ -144,6 +144,7 @@ class RedisEventStore:
         self._watermarks = Watermarks(watermark_capacity)
         self._append_script = self.script(APPEND_LUA)
         self._due_fix_script = self.script(DUE_FIX_LUA)
+        self._seat_hash_script = self.script(SEAT_HASH_LUA)
         self.cluster = isinstance(commands, RedisCluster)
         self.hub: SubscriptionHub
         if isinstance(commands, RedisCluster):
@@ -405,6 +406,20 @@ class RedisEventStore:
             done: Any = await self._due_fix_script(
                 (events_key(game_id), due_key(game_id, cluster=self.cluster)),
                 (version, _due_arg(due), game_id),
+            )
+        except REDIS_ERRORS as exc:
+            raise store_error(exc) from exc
+        return bool(done)
+
+    async def replace_seat_token(
+        self, game_id: str, seat: int, token_hash: str, version: int
+    ) -> bool:
+        """Make ``token_hash`` the seat's token hash if the game is still at ``version``
+        (a seat token re-issued to its player); True if stored."""
+        validate_game_id(game_id)
+        try:
+            done: Any = await self._seat_hash_script(
+                (events_key(game_id), seats_key(game_id)), (version, seat, token_hash)
             )
         except REDIS_ERRORS as exc:
             raise store_error(exc) from exc

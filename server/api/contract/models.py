@@ -27,6 +27,10 @@ class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         default_factory=lambda: [None, None, None, None]
     )
     """A bot kind per seat to fill at once, or null to leave the seat open for a person."""
+    private: bool = False
+    """A private table: not listed in the lobby; seats are taken only with its invitation
+    (``invite`` in the answer: share it as a link), bots seated only by its creator or a
+    person at it."""
 
 
 class GameRef(msgspec.Struct, frozen=True):
@@ -43,6 +47,10 @@ class GameRef(msgspec.Struct, frozen=True):
     a retry with the same Idempotency-Key gets it again). Send it as ``Authorization: Bearer``
     to seat bots in the table (addBot) and to close it before its first card (abortTable).
     Null for a rematch (its people hold its seats) and on other calls."""
+    invite: str | None = None
+    """createGame of a private table only: its invitation (``<game>.invite.<secret>``), the
+    secret that seats a person (takeSeat's ``invite``). Share it in a link; only its hash is
+    kept (a retry with the same Idempotency-Key gets it again)."""
 
 
 class NameCheck(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -58,6 +66,9 @@ class TakeSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     other invisible characters, blank names, spaces at either end and towers of combining
     marks are refused with 400 ``invalid_name``, whose detail says why), and that does not
     look like another seat's name (409 ``name_taken``)."""
+    invite: str | None = None
+    """A private table's invitation (createGame's ``invite``): without it a private table
+    refuses the seat (403)."""
 
 
 class SeatGranted(msgspec.Struct, frozen=True):

@@ -1,11 +1,12 @@
 """A request rate limit shared by every instance: a fixed window counted in Redis.
 
-Clients are told apart by a *verified* seat token when they send one (a table of four players
-behind one NAT address is four clients), by address otherwise. A token counts as an identity
-only if it is the one stored for its seat right now: a made-up token (``x.0.<random>``) would
-otherwise buy a fresh allowance per request. The check and the count are one Lua script on the
-token's game's own hash-tag slot (the seat hashes and the counter share the tag), so it costs
-one round trip, and a token that proves nothing is counted by address instead.
+Clients are told apart by a *verified* seat token or player key when they send one (a table
+of four players behind one NAT address is four clients), by address otherwise. A token counts
+as an identity only if it is the one stored for its seat (or player) right now: a made-up token
+(``x.0.<random>``) would otherwise buy a fresh allowance per request. The check and the count
+are one Lua script on the token's game's (or player's) own hash-tag slot (the seat hashes and
+the counter share the tag), so it costs one round trip, and a token that proves nothing is
+counted by address instead.
 
 The address is the one uvicorn reports: the peer, or, only for connections from the
 configured trusted proxies (``ALLFOURS_TRUSTED_PROXIES``), the rightmost untrusted hop of
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from litestar import Request
 
@@ -25,11 +26,15 @@ from server.api.auth import token_of
 from server.api.contract.problems import RateLimited
 from server.clock import Clock, system_clock
 from server.errors import ServiceError, Unauthorized
+from server.players.accounts import player_key
+from server.players.keys import player_of
 from server.service import CommandResult
 from server.store import REDIS_ERRORS, RedisEventStore
 from server.store.keys import seats_key
 from server.store.redis_store import store_error
 from server.tokens import claim_of, token_hash
+
+_Made = TypeVar("_Made")
 
 _log = logging.getLogger(__name__)
 
@@ -47,8 +52,9 @@ return 0
 """
 
 _COUNT_IF_SEATED = """
--- KEYS[1] the token's game's seat-token hash, KEYS[2] the counter (same hash tag)
--- ARGV[1] seat, ARGV[2] the token's hash, ARGV[3] the counter's lifetime (s)
+-- KEYS[1] the token's game's seat-token hash (or the key's player hash), KEYS[2] the counter
+-- (same hash tag); ARGV[1] seat (or 'key'), ARGV[2] the token's hash, ARGV[3] the counter's
+-- lifetime (s)
 if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return -1 end
 local n = redis.call('INCR', KEYS[2])
 if n == 1 then redis.call('EXPIRE', KEYS[2], ARGV[3]) end
@@ -66,12 +72,14 @@ class RateLimiter:
         window_s: int,
         *,
         tables_per_hour: int = 0,
+        players_per_hour: int = 0,
         clock: Clock = system_clock,
     ) -> None:
         self._clock = clock
         self._limit = limit
         self._window = window_s
         self._tables_per_hour = tables_per_hour
+        self._players_per_hour = players_per_hour
         # On the store's own connection: a write's count costs about what a read does.
         self._count = store.script(_COUNT)
         self._count_if_seated = store.script(_COUNT_IF_SEATED)
@@ -106,7 +114,7 @@ class RateLimiter:
         once the quota is used up. The count is taken before ``create`` (concurrent creations
         cannot overshoot) and given back when no table was made."""
         try:
-            counter = await self._count_creation(request)
+            counter = await self._count_creation(request, "tq", self._tables_per_hour, "tables")
         except RateLimited:
             if made_already is None or not await made_already():
                 raise
@@ -126,24 +134,39 @@ class RateLimiter:
             await self._refund_creation(counter)
         return result
 
-    async def _count_creation(self, request: Request[Any, Any, Any]) -> str | None:
-        """Count a creation against its address's quota (none when the quota or the rate
-        limit is 0: the rate limit's 0 turns every per-client write limit off); the counter,
-        or :class:`RateLimited` ``quota_exceeded`` (that request not counted)."""
-        if self._tables_per_hour <= 0 or self._limit <= 0:
+    async def within_player_quota(
+        self, request: Request[Any, Any, Any], create: Callable[[], Awaitable[_Made]]
+    ) -> _Made:
+        """Run a player identity's creation against its address's hourly quota (given back
+        when the creation is refused)."""
+        counter = await self._count_creation(request, "pq", self._players_per_hour, "players")
+        try:
+            return await create()
+        except ServiceError:
+            await self._refund_creation(counter)
+            raise
+
+    async def _count_creation(
+        self, request: Request[Any, Any, Any], kind: str, quota: int, what: str
+    ) -> str | None:
+        """Count a creation against its address's hourly ``quota`` of ``kind`` (none when
+        the quota or the rate limit is 0: the rate limit's 0 turns every per-client write
+        limit off); the counter, or :class:`RateLimited` ``quota_exceeded`` (that request not
+        counted)."""
+        if quota <= 0 or self._limit <= 0:
             return None
         now = self._clock() // 1000
-        key = f"allfours:{{tq:{self._address(request)}}}:{now // 3600}"
+        key = f"allfours:{{{kind}:{self._address(request)}}}:{now // 3600}"
         try:
             count = int(await self._count(keys=[key], args=[3601]))
         except REDIS_ERRORS as exc:
             raise store_error(exc) from exc
-        if count > self._tables_per_hour:
+        if count > quota:
             await self._refund_creation(key)
             raise RateLimited(
                 max(3600 - now % 3600, 1),
                 code="quota_exceeded",
-                detail=f"at most {self._tables_per_hour} new tables an hour from one address",
+                detail=f"at most {quota} new {what} an hour from one address",
             )
         return key
 
@@ -168,8 +191,19 @@ class RateLimiter:
             token = token_of(request)
         except Unauthorized:
             return -1  # a malformed header is refused later
-        claim = claim_of(token) if token else None
-        if token is None or claim is None:
+        if token is None:
+            return -1
+        player_id = player_of(token)
+        if player_id is not None:  # a player's writes count as the player's, if the key is
+            digest = token_hash(token)
+            counter = f"{player_key(player_id)}:rl:{window}"
+            return int(
+                await self._count_if_seated(
+                    keys=[player_key(player_id), counter], args=["key", digest, self._window + 1]
+                )
+            )
+        claim = claim_of(token)
+        if claim is None:
             return -1
         digest = token_hash(token)
         counter = f"allfours:{{{claim.game_id}}}:rl:{digest[:24]}:{window}"

@@ -35,6 +35,7 @@ from server.api.routes.params import (
     SEAT_REQUIRED,
     GameId,
     IdempotencyKey,
+    ListCursor,
     SeatToken,
 )
 from server.api.routes.viewing import seen_by
@@ -90,10 +91,18 @@ class GamesController(Controller):
         )
         result = await ctx.limiter.within_table_quota(
             request,
-            partial(ctx.service.create_game, data.rules, data.bots, idempotency_key),
+            partial(
+                ctx.service.create_game,
+                data.rules,
+                data.bots,
+                idempotency_key,
+                private=data.private,
+            ),
             made_already,
         )
-        return GameRef(result.game_id, result.version, result.duplicate, result.creator_token)
+        return GameRef(
+            result.game_id, result.version, result.duplicate, result.creator_token, result.invite
+        )
 
     @get(
         "/",
@@ -106,14 +115,7 @@ class GamesController(Controller):
         self,
         ctx: NamedDependency[AppContext],
         status: FromQuery[Status] = "open",
-        cursor: Annotated[
-            str | None,
-            Parameter(
-                pattern=r"^[0-9]{1,16}:[A-Za-z0-9_-]{1,64}$",
-                required=False,
-                description="``next_cursor`` of the previous page",
-            ),
-        ] = None,
+        cursor: ListCursor = None,
         limit: Annotated[int, Parameter(ge=1, le=100)] = 20,
     ) -> GamePage:
         return await ctx.service.list_games(status, cursor, limit)

@@ -9,6 +9,7 @@ from typing import Any
 from litestar import Controller, Request, get
 from litestar.di import NamedDependency
 
+from domain import RuleViolation
 from server.api.auth import token_of
 from server.api.context import AppContext
 from server.api.contract.models import HintList
@@ -32,9 +33,15 @@ class HintsController(Controller):
         "``legal_actions`` with the ``master`` bot's estimate of the chance that the seat's "
         "team wins the game after it, best first, computed from what the seat may see only "
         "(its hand, the cards played, the kicks: never another seat's cards). Not the seat's "
-        "turn: an empty list. Each call searches anew (tens of milliseconds of a bot worker).",
+        "turn: an empty list. A rated table gives no hints (409 ``rated_table``). Each "
+        "call searches anew (tens of milliseconds of a bot worker).",
         responses=problems(
-            "invalid_request", "unauthorized", "forbidden", "not_found", "unavailable"
+            "invalid_request",
+            "unauthorized",
+            "forbidden",
+            "not_found",
+            "rated_table",
+            "unavailable",
         ),
     )
     async def get_hints(
@@ -49,5 +56,7 @@ class HintsController(Controller):
         assert token is not None
         await ctx.auth.verify(claim, token)  # before the game is even looked at
         state = await ctx.service.state(game_id)
+        if state.rated:
+            raise RuleViolation("rated_table", "a rated game is played without hints")
         ranked = await ctx.service.thinker.hints(state, seat)
         return HintList.of(state.version, seat, ranked)

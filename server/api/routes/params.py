@@ -58,4 +58,13 @@ SEAT_OPTIONAL: list[dict[str, list[str]]] = [{"seatToken": []}, {}]
 """Reads work without a token too (as a spectator); with one, as that seat."""
 CREATOR_REQUIRED: list[dict[str, list[str]]] = [{"creatorToken": []}]
 HOST_REQUIRED: list[dict[str, list[str]]] = [{"creatorToken": []}, {"seatToken": []}]
+PLAYER_REQUIRED: list[dict[str, list[str]]] = [{"playerKey": []}]
+ListCursor = Annotated[
+    str | None,
+    Parameter(
+        pattern=r"^[0-9]{1,16}:[A-Za-z0-9_-]{1,64}$",
+        required=False,
+        description="``next_cursor`` of the previous page",
+    ),
+]
 """The table's creator, or a person seated at it."""

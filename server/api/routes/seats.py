@@ -26,10 +26,18 @@ from server.api.contract.openapi import (
     problems,
     with_links,
 )
-from server.api.routes.params import HOST_REQUIRED, SEAT_OPTIONAL, GameId, SeatingKey, SeatPath
+from server.api.routes.params import (
+    HOST_REQUIRED,
+    PLAYER_REQUIRED,
+    SEAT_OPTIONAL,
+    GameId,
+    SeatingKey,
+    SeatPath,
+)
 from server.errors import (
     Forbidden,
 )
+from server.players.keys import player_of
 
 
 class SeatsController(Controller):
@@ -42,7 +50,7 @@ class SeatsController(Controller):
         "/{game_id:str}/seats/{seat:int}",
         operation_id="takeSeat",
         operation_class=with_links(**SEAT_LINKS),
-        security=SEAT_OPTIONAL,
+        security=[*SEAT_OPTIONAL, *PLAYER_REQUIRED],
         summary="Take an open seat, take over a seat left or away, or claim a rematch seat",
         description="Returns the seat token, once: keep it. With an ``Idempotency-Key`` (use "
         "a random one of at least 16 characters: it works as a secret), a retry after a lost "
@@ -51,7 +59,11 @@ class SeatsController(Controller):
         "seat whose person left, or who is away, may be taken over by a new person. On a "
         "rematch table, a seat is kept for the person who held it in the old game until the "
         "table's ``reserved_until``: claim it by sending that old seat token as "
-        "``Authorization: Bearer``; anyone else gets 409 ``seat_reserved`` until then.",
+        "``Authorization: Bearer``; anyone else gets 409 ``seat_reserved`` until then. "
+        "With a player key as ``Authorization: Bearer`` the seat is linked to that player "
+        "(listMyGames lists the game; reissueSeatToken gives a fresh token on any device), "
+        "and a rematch seat the player held is theirs to claim. A private table needs its "
+        "``invite`` in the body (403 without it).",
         status_code=201,
         responses=problems(
             *SEAT_REFUSALS,
@@ -61,6 +73,7 @@ class SeatsController(Controller):
             "invalid_name",
             "game_over",
             "no_game",
+            "rated_table",
             "idempotency_key_reused",
             *WRITE_LIMITS,
         ),
@@ -74,9 +87,21 @@ class SeatsController(Controller):
         ctx: NamedDependency[AppContext],
         idempotency_key: SeatingKey = None,
     ) -> SeatGranted:
-        claim = await self._rematch_claim(ctx, game_id, seat, token_of(request))
+        bearer = token_of(request)
+        player_id = None
+        if bearer is not None and player_of(bearer) is not None:
+            player_id = (await ctx.accounts.prove(bearer)).player_id
+            claim = await self._player_claim(ctx, game_id, seat, player_id)
+        else:
+            claim = await self._rematch_claim(ctx, game_id, seat, bearer)
         grant = await ctx.service.take_seat(
-            game_id, seat, data.name, idempotency_key=idempotency_key, claim=claim
+            game_id,
+            seat,
+            data.name,
+            idempotency_key=idempotency_key,
+            claim=claim,
+            player_id=player_id,
+            invite=data.invite,
         )
         return SeatGranted(grant.game_id, grant.seat, grant.token, grant.version, grant.duplicate)
 
@@ -92,6 +117,15 @@ class SeatsController(Controller):
         await ctx.auth.seat_of(state.rematch_of, old, required=True)
         ctx.auth.claim_seat(state.rematch_of, seat, old)
         return True
+
+    @staticmethod
+    async def _player_claim(ctx: AppContext, game_id: str, seat: int, player_id: str) -> bool:
+        """Whether the player held ``seat`` in the game this table is a rematch of."""
+        state = await ctx.service.state(game_id)
+        if state.rematch_of is None:
+            return False
+        held = (await ctx.service.state(state.rematch_of)).players[seat]
+        return held is not None and held.player == player_id
 
     @post(
         "/{game_id:str}/seats/{seat:int}/bot",
