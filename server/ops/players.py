@@ -5,6 +5,8 @@ rated, in the order the games ended): the same numbers as live."""
 
 from __future__ import annotations
 
+import logging
+
 import msgspec
 
 from domain import PlayerJoined, PlayerReplaced
@@ -15,20 +17,30 @@ from server.players.ratings import Ratings, logged_events
 from server.players.results import rated_result
 from server.store import RedisEventStore
 
+_log = logging.getLogger("allfours.ops")
+
 
 class PlayersRebuilt(msgspec.Struct, frozen=True):
     games_listed: int
     """Player game-list entries written."""
     rated: int
     """Rated games rated again."""
+    unreadable: tuple[str, ...] = ()
+    """Games whose logs do not decode or fold (``allfours check`` says why): left out."""
 
 
 async def rebuild_players(store: RedisEventStore, lobby: Lobby) -> PlayersRebuilt:
     games = PlayerGames(store, lobby)
     listed = 0
     unrated: list[tuple[int, str]] = []
+    unreadable: list[str] = []
     async for game_id in game_ids(store.redis):
-        game = await load(store, game_id)
+        try:
+            game = await load(store, game_id)
+        except Exception:  # a log that does not decode or fold: reported, never fatal
+            _log.warning("rebuild-players: game %s does not decode or fold", game_id)
+            unreadable.append(game_id)
+            continue
         for event in game.events:
             if isinstance(event, PlayerJoined | PlayerReplaced) and event.player is not None:
                 await games.note(game_id, [event.player], event.at)
@@ -38,4 +50,4 @@ async def rebuild_players(store: RedisEventStore, lobby: Lobby) -> PlayersRebuil
             unrated.append((result.ended_at, game_id))
     ratings = Ratings(store, lambda game_id: logged_events(store, game_id))
     rated = await ratings.rebuild([game_id for _, game_id in sorted(unrated)])
-    return PlayersRebuilt(listed, rated)
+    return PlayersRebuilt(listed, rated, tuple(unreadable))

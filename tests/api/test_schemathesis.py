@@ -28,9 +28,9 @@ from server.api.app import create_app
 from server.settings import Settings
 
 SEATING_STATUSES = ["2xx", "3xx", "400", "401", "403", "404", "409", "429", "5xx"]
-"""What a schema-valid seating (or name check) may get: schemathesis' default, and 400. A
-name's length is all the schema says; what it may hold is the name policy's (``server.names``),
-so a schema-valid name may get 400 ``invalid_name``."""
+"""What a schema-valid seating (or name check, or naming a player) may get: schemathesis'
+default, and 400. A name's length is all the schema says; what it may hold is the name
+policy's (``server.names``), so a schema-valid name may get 400 ``invalid_name``."""
 CONFIG = SchemathesisConfig.from_dict(
     {
         "phases": {
@@ -54,7 +54,7 @@ CONFIG = SchemathesisConfig.from_dict(
                     "include-operation-id": operation,
                     "checks": {"positive_data_acceptance": {"expected-statuses": SEATING_STATUSES}},
                 }
-                for operation in ("takeSeat", "checkName")
+                for operation in ("takeSeat", "checkName", "createPlayer", "renameMe")
             ),
         ],
     }
