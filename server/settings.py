@@ -81,6 +81,10 @@ class Settings(msgspec.Struct, frozen=True):
     """Games one client address may create per hour; 0 turns the quota off."""
     players_per_hour: int = 20
     """Player identities one client address may make per hour; 0 turns the quota off."""
+    queue_heartbeat_s: float = 15.0
+    """A matchmaking ticket not polled for this long is dropped (a closed tab)."""
+    match_interval_s: float = 0.5
+    """How often each instance runs the matchmaker's pass."""
     archive_dir: Path | None = None
     """Where ``allfours archive`` writes finished games' replays, and ``/replay`` finds them."""
     finished_ttl_s: int = 86_400
@@ -142,6 +146,8 @@ ENV_NAMES: Mapping[str, str] = {
     "max_bot_target": "ALLFOURS_MAX_BOT_TARGET",
     "tables_per_hour": "ALLFOURS_TABLES_PER_HOUR",
     "players_per_hour": "ALLFOURS_PLAYERS_PER_HOUR",
+    "queue_heartbeat_s": "ALLFOURS_QUEUE_HEARTBEAT_S",
+    "match_interval_s": "ALLFOURS_MATCH_INTERVAL_S",
     "archive_dir": "ALLFOURS_ARCHIVE_DIR",
     "finished_ttl_s": "ALLFOURS_FINISHED_TTL_S",
     "redis_down_limit_s": "ALLFOURS_REDIS_DOWN_LIMIT_S",
@@ -173,7 +179,13 @@ _RANGES: Mapping[str, tuple[float, float | None]] = {
     "cache_size": (1, None),
 }
 """Bounds (inclusive) of numeric settings; any other number must not be negative."""
-_POSITIVE = {"sse_heartbeat_s", "sweep_interval_s", "read_timeout_s"}
+_POSITIVE = {
+    "sse_heartbeat_s",
+    "sweep_interval_s",
+    "read_timeout_s",
+    "queue_heartbeat_s",
+    "match_interval_s",
+}
 """Intervals that must be above zero (a zero would make a busy loop, or refuse everything)."""
 _EXPECTED: Mapping[str, str] = {"trusted_proxies": "IP addresses or networks, comma-separated"}
 _CHOICES: Mapping[str, tuple[str, ...]] = {

@@ -38,6 +38,7 @@ from server.api.routes.health import HealthController
 from server.api.routes.hints import HintsController
 from server.api.routes.history import HistoryController
 from server.api.routes.leaderboard import LeaderboardController
+from server.api.routes.matchmaking import MatchmakingController
 from server.api.routes.names import NamesController
 from server.api.routes.players import PlayersController, SeatReissueController
 from server.api.routes.seats import SeatsController
@@ -50,6 +51,8 @@ from server.deadlines import DeadlineSweeper
 from server.lobby import Lobby
 from server.players.accounts import PlayerAccounts
 from server.players.games import PlayerGames
+from server.players.matchmaker import Matchmaker
+from server.players.matchmaking import MatchQueue
 from server.players.projection import PlayerProjection
 from server.players.ratings import Ratings, logged_events
 from server.players.upkeep import Upkeep
@@ -163,6 +166,13 @@ def create_app(settings: Settings | None = None) -> Litestar:
             thinker=Thinker(settings.bot_workers),
             players=players,
         )
+        matchmaker = Matchmaker(
+            MatchQueue(store),
+            service,
+            ratings,
+            clock=system_clock,
+            heartbeat_ms=int(settings.queue_heartbeat_s * 1000),
+        )
         sweeper = DeadlineSweeper(
             service, store, clock=system_clock, interval_s=settings.sweep_interval_s
         )
@@ -182,8 +192,15 @@ def create_app(settings: Settings | None = None) -> Litestar:
             metrics=Metrics.shared(),
             accounts=PlayerAccounts(store, clock=system_clock, on_named=ratings.rename),
             players=players,
+            matchmaker=matchmaker,
         )
-        upkeep = Upkeep([("rating upkeep", 30.0, partial(ratings.look_over, lobby))])
+        upkeep = Upkeep(
+            [
+                ("rating upkeep", 30.0, partial(ratings.look_over, lobby)),
+                ("matchmaking", settings.match_interval_s, matchmaker.run_once),
+                ("matchmaking tables", 10.0, matchmaker.look_over_tables),
+            ]
+        )
         # Everything built so far lives as long as the process: keep it out of the
         # collector's way, and collect the young generation less often. Full collections of
         # a large heap were the pauses that set SSE delivery's tail latency.
@@ -228,6 +245,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             PlayersController,
             SeatReissueController,
             LeaderboardController,
+            MatchmakingController,
             AnalysisController,
             SeatsController,
             CommandsController,

@@ -9,6 +9,7 @@ from server.api.auth import SeatAuth
 from server.api.edge.metrics import Metrics
 from server.api.edge.rate_limit import RateLimiter
 from server.players.accounts import PlayerAccounts
+from server.players.matchmaker import Matchmaker
 from server.players.projection import PlayerProjection
 from server.service import GameService
 from server.settings import Settings
@@ -25,6 +26,7 @@ class AppContext:
     metrics: Metrics
     accounts: PlayerAccounts
     players: PlayerProjection
+    matchmaker: Matchmaker
     shutting_down: asyncio.Event = field(default_factory=asyncio.Event)
     streams: set[Subscription] = field(default_factory=set)
     """Open SSE subscriptions, closed on shutdown so their clients reconnect elsewhere."""

@@ -1,6 +1,9 @@
-"""Bodies of the player endpoints: identities, game lists, profiles, the leaderboard."""
+"""Bodies of the player endpoints: identities, game lists, profiles, the leaderboard,
+matchmaking."""
 
 from __future__ import annotations
+
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -93,3 +96,45 @@ class Leaderboard(msgspec.Struct, frozen=True):
     """From rank ``offset + 1``, best first."""
     total: int
     """How many players are rated."""
+
+
+class JoinQueue(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    partner: Annotated[str, msgspec.Meta(pattern=r"^p[0-9a-f]{16}$")] | None = None
+    """A player to sit with as partners (the same team): the two are one party once each
+    has named the other, and wait until both joined. Null: anyone."""
+    bots_after_s: Annotated[int, msgspec.Meta(ge=10, le=600)] | None = None
+    """After this wait (seconds), be seated at once at a new unrated table with ``strong``
+    bots in the other seats (a party as partners). Null: wait for people."""
+
+
+class Ticket(msgspec.Struct, frozen=True):
+    status: Literal["idle", "waiting", "seated"]
+    """``idle``: not queued; ``waiting``: in the queue; ``seated``: a table was made (for
+    about 10 minutes, or until you queue again)."""
+    waiting_since: int | None
+    """When you joined the queue (ms since the epoch); null when idle."""
+    partner: str | None
+    """The partner you named."""
+    bots_after_s: int | None
+    """When bots fill your table (seconds of waiting); null: never."""
+    band: int
+    """The rating band's half-width now: you are matched with people rated within it. It
+    widens the longer you wait."""
+    game_id: str | None
+    """Your table, once seated (ask reissueSeatToken for your seat token)."""
+    seat: int | None
+    """Your seat there, once seated."""
+    rated: bool
+    """Whether your table is (or will be) rated: a table of four people is; one with bots
+    is not."""
+    waiting: int
+    """People in the queue now."""
+    playing: int
+    """People seated by matchmaking at tables still in progress."""
+
+
+class QueueStats(msgspec.Struct, frozen=True):
+    waiting: int
+    """People in the queue now."""
+    playing: int
+    """People seated by matchmaking at tables still in progress."""
