@@ -113,7 +113,7 @@ async def test_a_private_table_seats_the_invite_links_holders_only(
     person, api: httpx.AsyncClient
 ) -> None:
     host: Page = await person()
-    await host.goto("/")
+    await host.goto("/")  # at once, while the identity may still be in the making
     await host.fill("#player-name", "Ann")
     await host.select_option('select[name="seat1"]', "open")
     await host.check("#private-table")
@@ -147,7 +147,12 @@ async def test_a_private_table_seats_the_invite_links_holders_only(
     said = await stranger.text_content("#problem") or ""
     assert "invit" in said.lower(), said
     assert (await table_state(stranger))["viewer"] == "spectator"
-    assert (await view_of(api, game_id))["seats"][1]["name"] is None
+    seats = (await view_of(api, game_id))["seats"]
+    assert seats[1]["name"] is None
+    # Both people sat as their players, under the names they gave.
+    for seat, page, name in ((0, host, "Ann"), (2, guest, "Ben")):
+        held = await page.evaluate("JSON.parse(localStorage.getItem('allfours.player'))")
+        assert seats[seat]["player"] == held["player_id"] and held["name"] == name
 
 
 async def test_the_leaderboard_page_shows_the_apis_entries(person, api: httpx.AsyncClient) -> None:

@@ -71,7 +71,7 @@ export async function rename(name) {
 /** The first name the person types at a table becomes the player's, quietly (best effort:
  * a refusal leaves the made-up name). */
 export async function adoptName(name) {
-  const held = identity();
+  const held = await ensureIdentity(); // it may still be in the making since the page opened
   if (!held || held.named || !name) return;
   try {
     await rename(name);
