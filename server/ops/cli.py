@@ -22,10 +22,11 @@ from server.ops.archive import Archiver
 from server.ops.check import check_all
 from server.ops.expire import expire_finished
 from server.ops.games import game_ids, load
+from server.ops.players import rebuild_players
 from server.settings import Settings
 from server.store import RedisEventStore, connect_store
 
-COMMANDS = ("archive", "expire", "rebuild-lobby", "check")
+COMMANDS = ("archive", "expire", "rebuild-lobby", "rebuild-players", "check")
 
 
 def add_commands(commands: Any) -> None:
@@ -49,6 +50,9 @@ def add_commands(commands: Any) -> None:
         "--ttl", type=int, metavar="SECONDS", help="default ALLFOURS_FINISHED_TTL_S"
     )
     commands.add_parser("rebuild-lobby", help="rebuild the lobby from the event streams")
+    commands.add_parser(
+        "rebuild-players", help="rebuild the players' game lists and ratings from the streams"
+    )
     commands.add_parser("check", help="fold every game in Redis and report any problem")
 
 
@@ -93,6 +97,8 @@ async def _dispatch(
     if args.command == "rebuild-lobby":
         listed, removed = await lobby.rebuild(_listings(store))
         return {"listed": listed, "removed": removed}, 0
+    if args.command == "rebuild-players":
+        return await rebuild_players(store, lobby), 0
     checked = await check_all(store, lobby)
     return checked, 1 if checked.problems else 0
 

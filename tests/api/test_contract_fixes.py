@@ -41,16 +41,19 @@ async def finished(server: ServerProcess) -> str:
         return game_id
 
 
-def get_paths(game_id: str) -> list[str]:
+def get_paths(game_id: str, player_id: str) -> list[str]:
     """Every ``GET`` path of the spec that anyone may read, for ``game_id``, and the
-    operations endpoints (a seat's own reads, such as its hints, need its token)."""
+    operations endpoints (a seat's own reads, such as its hints, need its token; a player's
+    own, its key)."""
     paths = [
         path
         for path, item in SPEC["paths"].items()
-        if "get" in item and item["get"].get("security") != [{"seatToken": []}]
+        if "get" in item
+        and item["get"].get("security") not in ([{"seatToken": []}], [{"playerKey": []}])
     ]
     assert {"/v1/games", "/v1/games/{game_id}", "/v1/games/{game_id}/stream"} <= set(paths)
-    return [path.replace("{game_id}", game_id) for path in paths] + OPERATIONS_PATHS
+    named = [path.replace("{game_id}", game_id).replace("{player_id}", player_id) for path in paths]
+    return named + OPERATIONS_PATHS
 
 
 # ---------------------------------------------------------------------------------------------
@@ -85,7 +88,8 @@ async def test_every_answer_echoes_the_request_id(
 async def test_head_answers_wherever_get_does_without_a_body(
     client: httpx.AsyncClient, finished: str
 ) -> None:
-    for path in get_paths(finished):
+    made = await client.post("/v1/players", json={"name": "Header Reader"})
+    for path in get_paths(finished, made.json()["player_id"]):
         got = await client.get(path) if not path.endswith("/stream") else None
         head = await client.head(path, timeout=5)
         assert head.content == b"", path

@@ -57,6 +57,7 @@ class PlayersController(Controller):
 
     @post(
         "/",
+        operation_class=DocumentedOperation,
         operation_id="createPlayer",
         summary="Make a player identity",
         description="No password: the answer holds the player's secret ``key``, once (only "
@@ -94,6 +95,7 @@ class PlayersController(Controller):
 
     @patch(
         "/me",
+        operation_class=DocumentedOperation,
         operation_id="renameMe",
         security=PLAYER_REQUIRED,
         summary="Change your name",
@@ -161,6 +163,7 @@ class SeatReissueController(Controller):
 
     @post(
         "/{game_id:str}/seats/{seat:int}/token",
+        operation_class=DocumentedOperation,
         operation_id="reissueSeatToken",
         security=PLAYER_REQUIRED,
         summary="A fresh seat token for a seat of yours",
