@@ -190,11 +190,27 @@ async def test_four_people_play_people_and_play_their_rated_table_to_the_end(
         await page.wait_for_function(HAS_IDENTITY)
         await page.fill("#player-name", name)
         pages.append(page)
-    for page in pages:
+    # Cancel leaves the queue (the server says so too), and joining again works.
+    await pages[0].click("#queue-join")
+    await pages[0].locator("#queue-wait").wait_for()
+    await pages[0].click("#queue-cancel")
+    await pages[0].locator("#queue-form").wait_for()
+    key = await pages[0].evaluate("JSON.parse(localStorage.getItem('allfours.player')).key")
+    ticket = (await api.get("/v1/matchmaking", headers={"Authorization": f"Bearer {key}"})).json()
+    assert ticket["status"] == "idle", ticket
+    for page in pages[:3]:
         await page.click("#queue-join")
         await page.locator("#queue-wait").wait_for()
+    await pages[0].wait_for_timeout(1100)
     waited = await pages[0].text_content("#queue-waited") or ""
-    assert re.fullmatch(r"\d+:\d\d", waited), waited
+    assert re.fullmatch(r"\d+:\d\d", waited) and waited != "0:00", waited
+    assert "Looking at" in (await pages[0].text_content("#queue-band") or "")
+    await pages[0].wait_for_function(
+        "() => /[1-9]\\d* (person|people) waiting/.test("
+        "document.getElementById('queue-counts').textContent)",
+        timeout=10_000,
+    )
+    await pages[3].click("#queue-join")  # the fourth: the table is made
     for page in pages:
         await page.wait_for_url("**/table/*", timeout=60_000)
     games = {page.url.rsplit("/", 1)[1] for page in pages}
@@ -204,7 +220,13 @@ async def test_four_people_play_people_and_play_their_rated_table_to_the_end(
     assert seats == {"0", "1", "2", "3"}
     view = await view_of(api, game_id)
     assert view["rated"] is True
-    assert await pages[0].locator('[data-key="hint"]').count() == 0  # no hints when rated
+    while view["to_act"] is None:  # the first deal follows the fourth seat
+        await pages[0].wait_for_timeout(50)
+        view = await view_of(api, game_id)
+    # A rated table answers no hints: the page offers none, even on the person's turn.
+    turn = pages[int(view["to_act"])]
+    await turn.locator(".controls.your-turn").wait_for()
+    assert await turn.locator('[data-key="hint"]').count() == 0
 
     await play_together(pages, [random.Random(i) for i in range(4)])
     final = await view_of(api, game_id)
@@ -212,18 +234,26 @@ async def test_four_people_play_people_and_play_their_rated_table_to_the_end(
 
     players = [seat["player"] for seat in final["seats"]]
     for _ in range(100):  # the rating projection follows the game's end
-        board = (await api.get("/v1/leaderboard?offset=0&limit=100")).json()
-        if set(players) <= {entry["player_id"] for entry in board["entries"]}:
+        rated = [(await api.get(f"/v1/players/{p}")).json() for p in players]
+        if all(profile["rating"]["games"] >= 1 for profile in rated):
             break
         await pages[0].wait_for_timeout(100)
     else:
         raise AssertionError("the four players were never rated")
     await pages[0].goto("/leaderboard")
-    await pages[0].locator(f'#leaderboard tr[data-player="{players[0]}"]').wait_for()
+    await pages[0].locator("#leaderboard tbody tr").first.wait_for()
     await assert_board_shows(pages[0], api)
-    await pages[0].click(f'#leaderboard tr[data-player="{players[1]}"] a')
-    await pages[0].wait_for_url(f"**/players/{players[1]}")
-    profile = (await api.get(f"/v1/players/{players[1]}")).json()
+    # The board may hold other tests' players: ours are found on it when they made its page.
+    board = (await api.get("/v1/leaderboard?offset=0&limit=50")).json()
+    shown = [e["player_id"] for e in board["entries"] if e["player_id"] in players]
+    if shown:  # from the board to a profile by its link
+        await pages[0].click(f'#leaderboard tr[data-player="{shown[0]}"] a')
+    else:
+        await pages[0].goto(f"/players/{players[1]}")
+    who = shown[0] if shown else players[1]
+    await pages[0].wait_for_url(f"**/players/{who}")
+    profile = (await api.get(f"/v1/players/{who}")).json()
     await pages[0].locator(f'#profile-history li[data-game="{game_id}"]').wait_for()
     assert await pages[0].text_content("#profile-rating") == str(profile["rating"]["rating"])
     assert await pages[0].text_content("#profile-title") == profile["name"]
+    assert profile["history"][0]["game_id"] == game_id
