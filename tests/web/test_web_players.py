@@ -103,6 +103,10 @@ async def test_an_identity_is_made_silently_and_its_code_brings_my_games_to_a_se
     me_again = await api.get("/v1/players/me", headers={"Authorization": f"Bearer {code}"})
     assert me_again.json()["name"] == "Ann"
 
+    # The page fits a small phone: nothing sticks out sideways.
+    await second.set_viewport_size({"width": 360, "height": 640})
+    assert await second.evaluate("document.documentElement.scrollWidth") <= 360
+
     # A code the server does not know is refused in words too.
     await second.fill("#import-code", f"{me['player_id']}.player.{'x' * 43}")
     await second.click("#import-submit")
@@ -157,13 +161,15 @@ async def test_a_private_table_seats_the_invite_links_holders_only(
 
 async def test_the_leaderboard_page_shows_the_apis_entries(person, api: httpx.AsyncClient) -> None:
     page: Page = await person()
+    await page.set_viewport_size({"width": 360, "height": 640})
     await page.goto("/leaderboard")
     board = (await api.get("/v1/leaderboard?offset=0&limit=50")).json()
     if not board["entries"]:
         await page.get_by_text("Nobody is rated yet").wait_for()
-        return
-    await page.locator("#leaderboard tbody tr").first.wait_for()
-    await assert_board_shows(page, api)
+    else:
+        await page.locator("#leaderboard tbody tr").first.wait_for()
+        await assert_board_shows(page, api)
+    assert await page.evaluate("document.documentElement.scrollWidth") <= 360  # a phone's width
 
 
 async def assert_board_shows(page: Page, api: httpx.AsyncClient) -> None:

@@ -81,13 +81,15 @@ export async function adoptName(name) {
 }
 
 /** Runs `call(key)` with the player key, so what it does is linked to the player; once more
- * without a key if the server no longer knows the key (401), since anonymous play works. */
+ * without a key if the server no longer knows the key (401: a server restored without its
+ * players), since anonymous play works, and the key is forgotten for a fresh identity. */
 export async function withKey(call) {
   const key = await playerKey();
   try {
     return await call(key);
   } catch (error) {
-    if (key && error.status === 401) return call(null);
-    throw error;
+    if (!key || error.status !== 401) throw error;
+    localStorage.removeItem(PLAYER); // this server knows that key no more: a new one next time
+    return call(null);
   }
 }
