@@ -72,7 +72,9 @@ export function mountQueue(root, { navigate }) {
   function onTicket(ticket) {
     if (unmounted) return;
     if (ticket.status === "seated") return seated(ticket);
-    if (ticket.status !== "waiting") {
+    if (ticket.status === "idle") {
+      // Dropped (a heartbeat missed) or left from another tab; any other status (a table
+      // being made) is still a wait.
       stopPolling();
       show(false);
       say("You are no longer in the queue.");
