@@ -17,7 +17,10 @@ MODULES = sorted((WEB_DIR / "js").glob("*.js"))
 IMPORT = re.compile(r'^import .* from "\./([\w.]+)";$', re.MULTILINE)
 
 
-@pytest.mark.parametrize("path", ["/", "/replay", "/table/abc123", "/replay/abc123"])
+@pytest.mark.parametrize(
+    "path",
+    ["/", "/replay", "/table/abc123", "/replay/abc123", "/me", "/leaderboard", "/players/p0a"],
+)
 async def test_every_page_address_answers_with_the_page(api: httpx.AsyncClient, path: str) -> None:
     response = await api.get(path)
     assert response.status_code == 200

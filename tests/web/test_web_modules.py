@@ -467,3 +467,33 @@ async def test_the_result_says_what_a_bot_played_for_the_person(page: Page) -> N
     result, note = await page.evaluate(BOT_HANDS)
     assert result == "You win, 14\u2013\u20609"
     assert note == "A bot played 3 hands for you (while you were away or out of time)."
+
+
+PLAYERS = """async () => {
+  const { waitText, bandText, countsText } = await import('/static/js/queueview.js');
+  const { inviteLink } = await import('/static/js/invite.js');
+  const { seatOfPlayer } = await import('/static/js/mygames.js');
+  const { looksLikeCode } = await import('/static/js/identity.js');
+  return {
+    waits: [0, 7400, 150000, 3723000, -5].map(waitText),
+    bands: [[1400, 1600], 120, null].map(bandText),
+    counts: [countsText({ waiting: 1, playing: 8 }), countsText(null)],
+    link: inviteLink('http://h', 'g1', 'g1.invite.a+b'),
+    seats: [seatOfPlayer({ player_ids: [null, 'p1', null, null] }, 'p1'),
+            seatOfPlayer({ player_ids: [null, null, null, null] }, 'p1'), seatOfPlayer({}, 'p1')],
+    codes: [looksLikeCode(' p0123456789abcdef.player.Ab_-9 '), looksLikeCode('p01.player.x'),
+            looksLikeCode('g1.invite.x')],
+  };
+}"""
+
+
+async def test_the_queue_words_the_invite_link_and_my_seat(page: Page) -> None:
+    await page.goto("/")
+    assert await page.evaluate(PLAYERS) == {
+        "waits": ["0:00", "0:07", "2:30", "1:02:03", "0:00"],
+        "bands": ["ratings 1400\N{EN DASH}1600", "ratings within ±120 of yours", "any rating"],
+        "counts": ["1 person waiting · 8 playing", ""],
+        "link": "http://h/table/g1?invite=g1.invite.a%2Bb",
+        "seats": [1, None, None],
+        "codes": [True, False, False],
+    }

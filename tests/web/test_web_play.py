@@ -15,6 +15,7 @@ from webplay import (
     INSTANT_PACE,
     OFFERED,
     play_to_end,
+    play_together,
     shown_scores,
     table_state,
     take_turn,
@@ -90,13 +91,7 @@ async def test_two_people_in_two_browsers_play_one_table(
         assert (await wait_for_table(page))["viewer"] == str(seat)
         pages.append(page)
 
-    rngs = [random.Random(2), random.Random(3)]
-    ended = [False, False]
-    while not all(ended):
-        for i, page in enumerate(pages):
-            if not ended[i]:
-                # Each page plays while it has moves to make, then hands over to the other.
-                ended[i] = await _play_while_offered(page, rngs[i])
+    await play_together(pages, [random.Random(2), random.Random(3)])
 
     final = await view_of(api, game_id)
     assert final["phase"] == "ended"
@@ -106,17 +101,6 @@ async def test_two_people_in_two_browsers_play_one_table(
         assert await shown_scores(page) == final["scores"]
         assert f"You & {partner}" in (await page.text_content(".team.mine") or "")
         await page.context.close()
-
-
-async def _play_while_offered(page: Page, rng: random.Random) -> bool:
-    """Moves until this page has nothing to do; True once its game has ended."""
-    for _ in range(3):  # the other page's move may still be on its way here
-        while await take_turn(page, rng, keyboard=False):
-            pass
-        if (await table_state(page))["phase"] == "ended":
-            return True
-        await page.wait_for_timeout(50)
-    return False
 
 
 async def test_a_refused_move_shows_the_servers_reason_and_the_page_catches_up(

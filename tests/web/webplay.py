@@ -124,3 +124,25 @@ async def seat_action(page: Page, action: str, *, confirm: bool | None = True) -
     await dialog.wait_for()
     await dialog.locator(f'[data-dialog="{"yes" if confirm else "cancel"}"]').click()
     await dialog.wait_for(state="detached")
+
+
+async def play_together(pages: list[Page], rngs: list[random.Random]) -> None:
+    """Several pages at one table play it to its end: each plays while it has moves to make,
+    then hands over to the next."""
+    ended = [False] * len(pages)
+    while not all(ended):
+        for i, page in enumerate(pages):
+            if not ended[i]:
+                ended[i] = await play_while_offered(page, rngs[i])
+
+
+async def play_while_offered(page: Page, rng: random.Random) -> bool:
+    """Moves until this page has nothing to do; True once its game has ended (for tables of
+    several pages: each plays while it can, then hands over to the next)."""
+    for _ in range(3):  # another page's move may still be on its way here
+        while await take_turn(page, rng, keyboard=False):
+            pass
+        if (await table_state(page))["phase"] == "ended":
+            return True
+        await page.wait_for_timeout(50)
+    return False

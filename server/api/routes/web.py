@@ -2,9 +2,10 @@
 
 The client (``server/web/``) is plain files: ES modules, one stylesheet, no build step. It is
 served as it is in the package, at ``/static/``; every page a person can land on (the lobby,
-a table, a replay) answers with the same ``index.html``, whose script routes by the URL, so a
-table's or a replay's link can be shared and reloaded. None of this is part of the API: the
-routes stay out of the OpenAPI document, and the client uses only the public ``/v1`` API.
+a table, a replay, my games, a profile, the leaderboard) answers with the same ``index.html``,
+whose script routes by the URL, so a table's or a replay's link can be shared and reloaded.
+None of this is part of the API: the routes stay out of the OpenAPI document, and the client
+uses only the public ``/v1`` API.
 """
 
 from __future__ import annotations
@@ -68,9 +69,10 @@ def _page(status_code: int = 200) -> Response[bytes]:
     )
 
 
-@get(["/", "/replay"], include_in_schema=False, sync_to_thread=False)
+@get(["/", "/replay", "/me", "/leaderboard"], include_in_schema=False, sync_to_thread=False)
 def lobby_page() -> Response[bytes]:
-    """The lobby, and the replay viewer's file picker."""
+    """The lobby, the replay viewer's file picker, the person's own page (settings and their
+    games) and the leaderboard."""
     return _page()
 
 
@@ -83,11 +85,19 @@ def game_page(game_id: FromPath[str]) -> Response[bytes]:
     return _page()
 
 
+@get("/players/{player_id:str}", include_in_schema=False, sync_to_thread=False)
+def profile_page(player_id: FromPath[str]) -> Response[bytes]:
+    """A player's public profile: the script reads the id."""
+    del player_id  # routed by the script from the URL
+    return _page()
+
+
 web_router = Router(
     path="/",
     route_handlers=[
         lobby_page,
         game_page,
+        profile_page,
         static_files_router("/static", WEB_DIR, "web", cache_control=_REVALIDATE),
     ],
     include_in_schema=False,

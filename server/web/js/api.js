@@ -60,13 +60,67 @@ export function checkName(name) {
   return request("POST", "/v1/names/check", { body: { name } });
 }
 
-export function createGame({ rules, bots }) {
-  return request("POST", "/v1/games", { body: { rules, bots } });
+/** Opens a table; a private one's answer carries its `invite` (the secret of its link). */
+export function createGame({ rules, bots, isPrivate = false }) {
+  return request("POST", "/v1/games", { body: isPrivate ? { rules, bots, private: true } : { rules, bots } });
 }
 
-/** Takes an open seat; `token` is an old table's token when claiming a rematch seat. */
-export function takeSeat(id, seat, name, token) {
-  return request("POST", `${game(id)}/seats/${seat}`, { body: { name }, token });
+/** Takes an open seat. `token` is a player key (the seat is then linked to the player) or an
+ * old table's seat token when claiming a rematch seat; `invite` opens a private table. */
+export function takeSeat(id, seat, name, token, invite) {
+  return request("POST", `${game(id)}/seats/${seat}`, { body: invite ? { name, invite } : { name }, token });
+}
+
+/** A fresh seat token for a seat linked to the player (the old token stops working). */
+export function reissueSeatToken(id, seat, key) {
+  return request("POST", `${game(id)}/seats/${seat}/token`, { token: key });
+}
+
+/** A new player identity: `{player_id, name, key, created_at}`, the key shown this once. */
+export function createPlayer(name) {
+  return request("POST", "/v1/players", { body: { name } });
+}
+
+export function getMe(key) {
+  return request("GET", "/v1/players/me", { token: key });
+}
+
+export function renameMe(key, name) {
+  return request("PATCH", "/v1/players/me", { body: { name }, token: key });
+}
+
+/** The player's games, newest first: `{games, next_cursor}`. */
+export function myGames(key, cursor = null, limit = 20) {
+  const params = new URLSearchParams({ limit: String(limit) });
+  if (cursor) params.set("cursor", cursor);
+  return request("GET", `/v1/players/me/games?${params}`, { token: key });
+}
+
+export function getProfile(playerId) {
+  return request("GET", `/v1/players/${encodeURIComponent(playerId)}`);
+}
+
+export function getLeaderboard(offset = 0, limit = 50) {
+  return request("GET", `/v1/leaderboard?offset=${offset}&limit=${limit}`);
+}
+
+/** Joins the matchmaking queue: `partner` a player id or null, `botsAfter` seconds or null. */
+export function joinQueue(key, { partner = null, botsAfter = null } = {}) {
+  return request("POST", "/v1/matchmaking", { body: { partner, bots_after_s: botsAfter }, token: key });
+}
+
+/** The player's ticket; asking is also the heartbeat that keeps it in the queue. */
+export function pollQueue(key) {
+  return request("GET", "/v1/matchmaking", { token: key });
+}
+
+export function leaveQueue(key) {
+  return request("DELETE", "/v1/matchmaking", { token: key });
+}
+
+/** `{waiting, playing}`: the people in the queue and at rated tables now. */
+export function queueStats() {
+  return request("GET", "/v1/matchmaking/stats");
 }
 
 /** Seats a bot: `token` is the table's creator token or the seat token of a person at it. */

@@ -1,8 +1,13 @@
-// The page's entry point: routes the URL to a page (lobby, table, replay), follows in-page
-// links without reloading, and unmounts the page it leaves (its streams and timers).
+// The page's entry point: routes the URL to a page (lobby, table, replay, my games, a
+// profile, the leaderboard), follows in-page links without reloading, and unmounts the page
+// it leaves (its streams and timers). The person's player identity is made on the first visit.
 
 import { h } from "./dom.js";
+import { ensureIdentity } from "./identity.js";
+import { mountLeaderboard } from "./leaderboardpage.js";
 import { mountLobby } from "./lobbypage.js";
+import { mountMe } from "./mepage.js";
+import { mountProfile } from "./profilepage.js";
 import { notFoundPage } from "./notfound.js";
 import { mountReplay } from "./replaypage.js";
 import { mountTable } from "./tablepage.js";
@@ -30,6 +35,7 @@ function route() {
   const path = location.pathname;
   const table = path.match(/^\/table\/([^/]+)\/?$/);
   const replay = path.match(/^\/replay(?:\/([^/]+))?\/?$/);
+  const profile = path.match(/^\/players\/([^/]+)\/?$/);
   const context = { navigate, askName };
   if (table) {
     document.title = "All Fours: table";
@@ -37,6 +43,15 @@ function route() {
   } else if (replay) {
     document.title = "All Fours: replay";
     unmount = mountReplay(root, replay[1] ? decodeURIComponent(replay[1]) : null, context);
+  } else if (path === "/me" || path === "/me/") {
+    document.title = "My games · All Fours";
+    unmount = mountMe(root, context);
+  } else if (profile) {
+    document.title = "Player · All Fours";
+    unmount = mountProfile(root, decodeURIComponent(profile[1]), context);
+  } else if (path === "/leaderboard" || path === "/leaderboard/") {
+    document.title = "Leaderboard · All Fours";
+    unmount = mountLeaderboard(root, context);
   } else if (path === "/" || path === "/index.html") {
     document.title = "All Fours";
     unmount = mountLobby(root, context);
@@ -59,4 +74,5 @@ document.addEventListener("click", (event) => {
   navigate(link.getAttribute("href"));
 });
 window.addEventListener("popstate", route);
+ensureIdentity(); // silently, once: the games this person sits at are theirs on any device
 route();

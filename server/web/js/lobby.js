@@ -95,6 +95,12 @@ export function renderStart(name, handlers, problem) {
           field("Undertrumping", select("undertrump", [["allowed", "Allowed"], ["forbidden", "Forbidden"]], "allowed")),
           h("label", { class: "check" }, h("input", { type: "checkbox", name: "tobago_kick" }), " Tobago kick: a turned-up 2 scores 2"),
         ),
+        h(
+          "label",
+          { class: "check private-choice" },
+          h("input", { type: "checkbox", name: "private", id: "private-table" }),
+          " Private table: not in the lobby; only people with its invite link may sit",
+        ),
         h("button", { type: "submit", class: "primary" }, "Open the table"),
       ),
     ),
@@ -132,7 +138,8 @@ export function ageText(createdAt, now) {
   return `${Math.floor(hours / 24)} days ago`;
 }
 
-function row(game, actions, extra, now) {
+/** A table in a list: its name, age and id (then `extra`), its seats, and `actions`. */
+export function gameRow(game, actions, extra, now) {
   const title = tableTitle(game);
   return h(
     "li",
@@ -173,7 +180,7 @@ export function renderLists(lists, held, handlers, now) {
     { class: "lobby-lists" },
     lists.error ? h("p", { class: "error", role: "alert" }, lists.error) : null,
     section("open-title", "Open tables", lists.open, "No table is waiting for players. Open one!", (game) =>
-      row(game, [
+      gameRow(game, [
         held(game.game_id)
           ? link(`/table/${game.game_id}`, "Return to your seat", "button primary")
           : game.open_seats.map((seat) =>
@@ -183,10 +190,10 @@ export function renderLists(lists, held, handlers, now) {
       ], null, now),
     ),
     section("live-title", "Playing now", lists.in_progress, "No game in progress.", (game) =>
-      row(game, [link(`/table/${game.game_id}`, held(game.game_id) ? "Return to your seat" : "Watch", "button small")], scoreText(game), now),
+      gameRow(game, [link(`/table/${game.game_id}`, held(game.game_id) ? "Return to your seat" : "Watch", "button small")], scoreText(game), now),
     ),
     section("done-title", "Finished games", lists.finished, "No finished game yet.", (game) =>
-      row(
+      gameRow(
         game,
         [link(`/replay/${game.game_id}`, "Replay", "button small")],
         h("span", { class: "outcome" }, finishLine(game)),

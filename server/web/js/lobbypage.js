@@ -1,10 +1,14 @@
-// The lobby page: lists tables (refreshed every few seconds while shown), opens new ones,
-// takes seats and keeps their tokens, then sends the person to the table.
+// The lobby page: lists tables (refreshed every few seconds while shown), opens new ones
+// (public or private), takes seats as the person's player and keeps their tokens, then sends
+// the person to the table. The "Play people" queue is its own panel (queue.js).
 
 import * as api from "./api.js";
 import { h, redrawer } from "./dom.js";
+import { adoptName, withKey } from "./identity.js";
 import { BOT_LEVELS, renderLists, renderStart } from "./lobby.js";
-import { keepCreator, keepName, keepSeat, playerName, seatOf } from "./seats.js";
+import { sentence } from "./narrate.js";
+import { mountQueue } from "./queue.js";
+import { inviteOf, keepCreator, keepInvite, keepName, keepSeat, playerName, seatOf } from "./seats.js";
 
 const REFRESH_MS = 4000;
 const STATUSES = ["open", "in_progress", "finished"];
@@ -37,7 +41,9 @@ export function mountLobby(root, { navigate }) {
   }
 
   async function sit(gameId, seat, who) {
-    const grant = await api.takeSeat(gameId, seat, who);
+    await adoptName(who);
+    const invite = inviteOf(gameId);
+    const grant = await withKey((key) => api.takeSeat(gameId, seat, who, key, invite));
     keepSeat(gameId, grant.seat, grant.token);
     navigate(`/table/${encodeURIComponent(gameId)}`);
   }
@@ -69,8 +75,10 @@ export function mountLobby(root, { navigate }) {
         const mine = choices.indexOf("you");
         const who = mine >= 0 ? await checkedName() : "";
         if (mine >= 0 && !who) return;
-        const created = await api.createGame({ rules: rulesOf(form), bots: choices.map((c) => (BOT_LEVELS.has(c) ? c : null)) });
+        const bots = choices.map((c) => (BOT_LEVELS.has(c) ? c : null));
+        const created = await api.createGame({ rules: rulesOf(form), bots, isPrivate: form.get("private") === "on" });
         keepCreator(created.game_id, created.creator_token);
+        keepInvite(created.game_id, created.invite); // the table page shows its link to copy
         if (mine >= 0) await sit(created.game_id, mine, who);
         else navigate(`/table/${encodeURIComponent(created.game_id)}`);
       }),
@@ -97,19 +105,17 @@ export function mountLobby(root, { navigate }) {
     drawLists();
   }
 
-  root.replaceChildren(renderStart(playerName(), handlers, problem), listsRoot);
+  const queueRoot = h("div", { class: "queue-root" });
+  root.replaceChildren(renderStart(playerName(), handlers, problem), queueRoot, listsRoot);
+  const stopQueue = mountQueue(queueRoot, { navigate });
   drawLists();
   refresh();
   const timer = setInterval(() => document.visibilityState === "visible" && refresh(), REFRESH_MS);
   return () => {
     unmounted = true;
     clearInterval(timer);
+    stopQueue();
   };
-}
-
-/** A server's detail as a sentence: "A name may not hold …". */
-function sentence(text) {
-  return text ? `${text.charAt(0).toUpperCase()}${text.slice(1)}` : text;
 }
 
 /** The rules of the new-table form; a clock is sent only when the person picked one, so a

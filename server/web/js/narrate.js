@@ -19,6 +19,11 @@ export function resultLine(scores, winner) {
   return winner === null ? `A ${scores[0]} · B ${scores[1]}` : `${TEAM_NAMES[winner]} won ${scoreLine(scores, winner)}`;
 }
 
+/** A server's detail as a sentence: "A name may not hold …". */
+export function sentence(text) {
+  return text ? `${text.charAt(0).toUpperCase()}${text.slice(1)}` : text;
+}
+
 /** A finished game in a list: who won, or why nobody did (a table aborted before its first
  * card, or closed because nobody came): "A 0 · B 0" told neither. */
 export function finishLine(game) {

@@ -1,7 +1,7 @@
 // The seat tokens this browser holds, one per game, in localStorage: a reload or a second tab
 // of the same table keeps the seat. Also the creator tokens of the tables it opened (they seat
 // bots and close a table before its first card), and the person's own choices: the name they
-// play under and the pace they watch bots at.
+// play under, the pace they watch bots at, and the invitations of private tables.
 
 const PREFIX = "allfours.seat.";
 const CREATOR = "allfours.creator.";
@@ -50,4 +50,15 @@ export function chosenSpeed() {
 
 export function keepSpeed(speed) {
   localStorage.setItem(SPEED, speed);
+}
+
+const INVITE = "allfours.invite.";
+
+/** The invitation of a private table this browser opened or was invited to, else null. */
+export function inviteOf(gameId) {
+  return localStorage.getItem(INVITE + gameId);
+}
+
+export function keepInvite(gameId, invite) {
+  if (invite) localStorage.setItem(INVITE + gameId, invite);
 }

@@ -3,6 +3,7 @@
 // the handlers the page passes in (`act`, `lifecycle`, `takeSeat`, `addBot`, `rematch`).
 
 import { h } from "./dom.js";
+import { inviteBox } from "./invite.js";
 import { cardName, suitName } from "./cards.js";
 import { cardBack, cardButton } from "./cardview.js";
 import { POSITIONS, handFacts, kicksCorner, motionStyle, moving, trickCross } from "./felt.js";
@@ -79,6 +80,7 @@ export function renderTable(state, handlers) {
             "div",
             { class: "dock" },
             controls(state, view, actions, handlers),
+            view.phase === "seating" && handlers.inviteLink?.() ? inviteBox(handlers.inviteLink(), handlers.copyInvite) : null,
             me === null ? spectatorNote(view) : hand(view, actions, state, handlers),
           ),
     ),
@@ -364,7 +366,7 @@ function chanceBadge(hints, action) {
 }
 
 function hintButton(state, view, handlers) {
-  if (hintsFor(state, view)) return null;
+  if (hintsFor(state, view) || view.rated) return null; // a rated table answers no hints
   return h("button", { type: "button", class: "small", "data-key": "hint", disabled: isBusy(state), onclick: () => handlers.askHints(), title: "The master bot's chance to win after each of your choices" }, "Hint");
 }
 

@@ -6,12 +6,14 @@
 import * as api from "./api.js";
 import { announce, h, redrawer } from "./dom.js";
 import { confirmAction, openDialog } from "./dialog.js";
+import { adoptName, withKey } from "./identity.js";
+import { copyText, inviteLink } from "./invite.js";
 import { notFoundPage } from "./notfound.js";
 import { SPEEDS, createPacer } from "./pace.js";
 import { apply, freshLines, initial, isBusy } from "./state.js";
 import { scoreSheet } from "./summary.js";
 import { clockText, orderedActions, renderTable } from "./table.js";
-import { chosenSpeed, creatorOf, forgetSeat, keepSeat, keepSpeed, playerName, seatOf } from "./seats.js";
+import { chosenSpeed, creatorOf, forgetSeat, inviteOf, keepInvite, keepSeat, keepSpeed, playerName, seatOf } from "./seats.js";
 
 const SNAPSHOT_WAIT_MS = 150;
 /** A hand's summary stays this long unless dismissed (the game goes on beneath it). */
@@ -26,6 +28,8 @@ const CONNECTION_TEXT = {
 
 /** Mounts the table of `gameId` into `root`; returns the function that unmounts it. */
 export function mountTable(root, gameId, { navigate, askName }) {
+  // Opened from an invitation (`?invite=`): it is kept, and sent when a seat is taken here.
+  keepInvite(gameId, new URLSearchParams(location.search).get("invite"));
   let held = seatOf(gameId);
   let state = initial(gameId, held ? held.seat : null);
   let stopStream = null;
@@ -54,6 +58,8 @@ export function mountTable(root, gameId, { navigate, askName }) {
     },
     dismissSummary,
     askHints,
+    inviteLink: () => (inviteOf(gameId) ? inviteLink(location.origin, gameId, inviteOf(gameId)) : null),
+    copyInvite,
   };
   let missing = false;
   const draw = redrawer(root, () => (missing ? noSuchTable(gameId) : renderTable(state, handlers)));
@@ -271,11 +277,23 @@ export function mountTable(root, gameId, { navigate, askName }) {
     await act(action, { move: false });
   }
 
+  async function copyInvite(link, field) {
+    if (await copyText(link)) {
+      announce("The invite link is copied.");
+    } else {
+      field.focus();
+      field.select(); // selected for the person to copy by hand
+      announce("Copy the selected invite link.");
+    }
+  }
+
   async function takeSeat(seat) {
     const name = await askName();
     if (!name) return;
     try {
-      const grant = await api.takeSeat(gameId, seat, name);
+      await adoptName(name);
+      const invite = inviteOf(gameId);
+      const grant = await withKey((key) => api.takeSeat(gameId, seat, name, key, invite));
       keepSeat(gameId, grant.seat, grant.token);
       held = { seat: grant.seat, token: grant.token };
       state = initial(gameId, grant.seat);
