@@ -207,9 +207,12 @@ async def test_four_people_play_people_and_play_their_rated_table_to_the_end(
     for page in pages[:3]:
         await page.click("#queue-join")
         await page.locator("#queue-wait").wait_for()
-    await pages[0].wait_for_timeout(1100)
-    waited = await pages[0].text_content("#queue-waited") or ""
-    assert re.fullmatch(r"\d+:\d\d", waited) and waited != "0:00", waited
+    # The wait counts up (the clock ticks each second; a busy machine may be late).
+    await pages[0].wait_for_function(
+        "() => /^\\d+:\\d\\d$/.test(document.getElementById('queue-waited').textContent)"
+        " && document.getElementById('queue-waited').textContent !== '0:00'",
+        timeout=10_000,
+    )
     assert "Looking at" in (await pages[0].text_content("#queue-band") or "")
     await pages[0].wait_for_function(
         "() => /[1-9]\\d* (person|people) waiting/.test("
