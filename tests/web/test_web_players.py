@@ -234,7 +234,7 @@ async def test_four_people_play_people_and_play_their_rated_table_to_the_end(
         view = await view_of(api, game_id)
     # A rated table answers no hints: the page offers none, even on the person's turn.
     turn = pages[int(view["to_act"])]
-    await turn.locator(".controls.your-turn").wait_for()
+    await turn.locator(".controls.your-turn").wait_for(timeout=60_000)
     assert await turn.locator('[data-key="hint"]').count() == 0
 
     await play_together(pages, [random.Random(i) for i in range(4)])
