@@ -16,8 +16,18 @@ from server.ops.players import rebuild_players
 from server.players.games import PlayerGames
 from server.players.projection import PlayerProjection
 from server.players.rating_model import NEWCOMER, Skill, rate
-from server.players.ratings import BOARD, COUNTS, LOG, QUEUE, RATED, SKILLS, WATCH, Ratings
-from server.players.ratings import history_key, logged_events
+from server.players.ratings import (
+    BOARD,
+    COUNTS,
+    LOG,
+    QUEUE,
+    RATED,
+    SKILLS,
+    WATCH,
+    Ratings,
+    history_key,
+    logged_events,
+)
 from server.service import GameService
 from server.store import RedisEventStore
 
