@@ -13,15 +13,24 @@ from server.store import RedisEventStore
 from server.tokens import CREATOR, TokenClaim, claim_of, creator_game_of, matches
 
 
+def bearer_of(request: Request[Any, Any, Any], what: str = "seat token") -> str | None:
+    """The credential in ``Authorization: Bearer`` (None without the header; 401 for another
+    scheme or an empty one)."""
+    header = request.headers.get("authorization")
+    if not header:
+        return None
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() != "bearer" or not value.strip():
+        raise Unauthorized(f"use 'Authorization: Bearer <{what}>'")
+    return value.strip()
+
+
 def token_of(request: Request[Any, Any, Any]) -> str | None:
     """The seat token from ``Authorization: Bearer`` or, on reads only, for browsers'
     EventSource which cannot send headers, the ``token`` query parameter."""
-    header = request.headers.get("authorization")
-    if header:
-        scheme, _, value = header.partition(" ")
-        if scheme.lower() != "bearer" or not value.strip():
-            raise Unauthorized("use 'Authorization: Bearer <seat token>'")
-        return value.strip()
+    bearer = bearer_of(request)
+    if bearer is not None:
+        return bearer
     if request.method != "GET":
         return None  # a write credential never travels in a URL (logs, proxies, history)
     token = request.query_params.get("token")

@@ -5,7 +5,6 @@ backups; nothing here can be derived from the streams, so it is no projection.""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 import msgspec
 
@@ -13,8 +12,8 @@ from server.clock import Clock, system_clock
 from server.errors import GameNotFound, Unauthorized
 from server.names import check_name
 from server.players.keys import new_player_id, new_player_key, player_of
-from server.store import REDIS_ERRORS, RedisEventStore
-from server.store.redis_store import store_error
+from server.store import RedisEventStore
+from server.store.redis_store import guarded
 from server.tokens import matches, token_hash
 
 
@@ -59,7 +58,7 @@ class PlayerAccounts:
         key = new_player_key(player.player_id)
         fields: list[str | int] = ["name", name, "key", token_hash(key)]
         fields += ["created_at", player.created_at]
-        await self._call(self._redis.hset(player_key(player.player_id), items=fields))
+        await guarded(self._redis.hset(player_key(player.player_id), items=fields))
         await self._named(player.player_id, name)
         return player, key
 
@@ -88,12 +87,12 @@ class PlayerAccounts:
         async with self._redis.pipeline(transaction=False) as pipe:
             for player_id in player_ids:
                 pipe.hget(player_key(player_id), "name")
-            found: list[bytes | None] = await self._call(pipe.execute())
+            found: list[bytes | None] = await guarded(pipe.execute())
         return {p: n.decode() for p, n in zip(player_ids, found, strict=True) if n is not None}
 
     async def rename(self, player: Player, name: str) -> Player:
         check_name(name)
-        await self._call(self._redis.hset(player_key(player.player_id), "name", name))
+        await guarded(self._redis.hset(player_key(player.player_id), "name", name))
         await self._named(player.player_id, name)
         return msgspec.structs.replace(player, name=name)
 
@@ -102,15 +101,8 @@ class PlayerAccounts:
             await self._on_named(player_id, name)
 
     async def _fields(self, player_id: str) -> dict[bytes, bytes]:
-        fields: dict[bytes, bytes] = await self._call(self._redis.hgetall(player_key(player_id)))
+        fields: dict[bytes, bytes] = await guarded(self._redis.hgetall(player_key(player_id)))
         return fields
-
-    @staticmethod
-    async def _call(pending: Awaitable[Any]) -> Any:
-        try:
-            return await pending
-        except REDIS_ERRORS as exc:
-            raise store_error(exc) from exc
 
 
 def _player(player_id: str, fields: dict[bytes, bytes]) -> Player:

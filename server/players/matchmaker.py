@@ -21,6 +21,7 @@ from server.lookalike import lookalike_keys
 from server.names import MAX_LENGTH
 from server.players.matching import BotTable, RatedTable, Seeker, match
 from server.players.matchmaking import Match, MatchQueue, SeatRecord, Ticket
+from server.players.rating_model import NEWCOMER
 from server.players.ratings import Ratings
 from server.service import GameService
 from server.service.game_ids import game_id_for_key
@@ -28,7 +29,6 @@ from server.service.game_ids import game_id_for_key
 __all__ = ["Matchmaker"]
 
 _log = logging.getLogger("allfours.matchmaking")
-NEWCOMER_RATING = 1500
 BOT = "strong"
 _CREATING = 8
 """Tables made at once by one pass."""
@@ -77,7 +77,7 @@ class Matchmaker:
             Seeker(
                 player_id,
                 ticket.name,
-                s.rating if (s := standings.get(player_id)) is not None else NEWCOMER_RATING,
+                s.rating if (s := standings.get(player_id)) is not None else NEWCOMER.rating,
                 ticket.since,
                 ticket.partner,
                 ticket.bots_after_s,

@@ -17,13 +17,13 @@ instance's next pass finishes it: no table half-made, nobody lost.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Sequence
-from typing import Any, Literal
+from collections.abc import Sequence
+from typing import Literal
 
 import msgspec
 
-from server.store import REDIS_ERRORS, RedisEventStore
-from server.store.redis_store import store_error
+from server.store import RedisEventStore
+from server.store.redis_store import guarded
 
 __all__ = ["Match", "MatchQueue", "Queued", "SeatRecord", "Ticket"]
 
@@ -189,14 +189,14 @@ class MatchQueue:
         """Queue ``ticket`` unless the player is waiting already (then it only counts as a
         poll) or matched (about to be seated). A seated player queues again."""
         keys = (WAITING, BEATS, seat_key(player_id))
-        await self._call(self._join(keys, (player_id, now_ms, _json.encode(ticket))))
+        await guarded(self._join(keys, (player_id, now_ms, _json.encode(ticket))))
 
     async def leave(self, player_id: str) -> None:
         """Out of the queue; a matched or seated player stays so (too late to leave)."""
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.hdel(WAITING, player_id)
             pipe.zrem(BEATS, player_id)
-            await self._call(pipe.execute())
+            await guarded(pipe.execute())
 
     async def poll(self, player_id: str, now_ms: int) -> Queued:
         """The player's standing; a poll of a waiting ticket is its heartbeat."""
@@ -206,7 +206,7 @@ class MatchQueue:
             pipe.hmget(seat_key(player_id), ["status", "record"])
             pipe.hlen(WAITING)
             pipe.get(PLAYING)
-            _, ticket, (status, record), waiting, playing = await self._call(pipe.execute())
+            _, ticket, (status, record), waiting, playing = await guarded(pipe.execute())
         counts = {"waiting": int(waiting), "playing": int(playing or 0)}
         if ticket is not None:
             return Queued("waiting", _ticket.decode(ticket), None, **counts)
@@ -221,17 +221,17 @@ class MatchQueue:
         async with self._redis.pipeline(transaction=False) as pipe:
             pipe.hlen(WAITING)
             pipe.get(PLAYING)
-            waiting, playing = await self._call(pipe.execute())
+            waiting, playing = await guarded(pipe.execute())
         return int(waiting), int(playing or 0)
 
     async def waiting(self) -> dict[str, tuple[bytes, Ticket]]:
         """Everyone waiting: player id -> (their ticket as stored, decoded)."""
-        raw: dict[bytes, bytes] = await self._call(self._redis.hgetall(WAITING))
+        raw: dict[bytes, bytes] = await guarded(self._redis.hgetall(WAITING))
         return {p.decode(): (t, _ticket.decode(t)) for p, t in raw.items()}
 
     async def drop_stale(self, cutoff_ms: int) -> int:
         """Drop the tickets last polled at or before ``cutoff_ms`` (closed tabs)."""
-        return int(await self._call(self._drop((WAITING, BEATS), (cutoff_ms,))))
+        return int(await guarded(self._drop((WAITING, BEATS), (cutoff_ms,))))
 
     async def take(
         self, match: Match, read: Sequence[tuple[str, bytes, SeatRecord]], now_ms: int
@@ -242,36 +242,29 @@ class MatchQueue:
         args: list[str | bytes | int] = [match.match_id, now_ms, _json.encode(match)]
         for player_id, ticket, seat in read:
             args += [player_id, ticket, _json.encode(seat)]
-        return bool(await self._call(self._take(keys, args)))
+        return bool(await guarded(self._take(keys, args)))
 
     async def finish(self, match: Match) -> bool:
         """Mark the match's tickets seated (its table is made); False: already done."""
         keys = [PENDING, MATCHES, TABLES, PLAYING, *map(seat_key, match.people)]
         args = (match.match_id, match.game_id, self._seated_ttl_ms)
-        return bool(await self._call(self._finish(keys, args)))
+        return bool(await guarded(self._finish(keys, args)))
 
     async def pending(self, taken_before_ms: int) -> list[Match]:
         """Matches taken before ``taken_before_ms`` whose tables are not yet made."""
-        ids: list[bytes] = await self._call(
+        ids: list[bytes] = await guarded(
             self._redis.zrangebyscore(PENDING, "-inf", taken_before_ms)
         )
         if not ids:
             return []
-        raw: list[bytes | None] = await self._call(self._redis.hmget(MATCHES, ids))
+        raw: list[bytes | None] = await guarded(self._redis.hmget(MATCHES, ids))
         return [_match.decode(m) for m in raw if m is not None]
 
     async def tables(self) -> list[str]:
         """Tables made by matchmaking not yet seen ended."""
-        ids: list[bytes] = await self._call(self._redis.hkeys(TABLES))
+        ids: list[bytes] = await guarded(self._redis.hkeys(TABLES))
         return [game_id.decode() for game_id in ids]
 
     async def ended(self, game_id: str) -> None:
         """The table ended: its people no longer count as playing."""
-        await self._call(self._ended((TABLES, PLAYING), (game_id,)))
-
-    @staticmethod
-    async def _call(pending: Awaitable[Any]) -> Any:
-        try:
-            return await pending
-        except REDIS_ERRORS as exc:
-            raise store_error(exc) from exc
+        await guarded(self._ended((TABLES, PLAYING), (game_id,)))

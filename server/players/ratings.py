@@ -18,7 +18,6 @@ import json
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
 
 import msgspec
 
@@ -28,8 +27,8 @@ from server.codec import decode_event
 from server.lobby import Lobby
 from server.players.rating_model import NEWCOMER, Skill, rate
 from server.players.results import RatedResult, rated_result
-from server.store import REDIS_ERRORS, RedisEventStore
-from server.store.redis_store import store_error
+from server.store import RedisEventStore
+from server.store.redis_store import guarded
 
 _log = logging.getLogger("allfours.ratings")
 
@@ -149,24 +148,24 @@ class Ratings:
 
     async def watch(self, game_id: str) -> None:
         """A rated table is made: watch it until it ends (queued then, or dropped)."""
-        await self._call(self._redis.zadd(WATCH, {game_id: self._clock()}))
+        await guarded(self._redis.zadd(WATCH, {game_id: self._clock()}))
 
     async def queue(self, game_id: str) -> None:
         """A rated game ended: rate it (soon, in order)."""
-        await self._call(self._redis.zadd(QUEUE, {game_id: self._clock()}, nx=True))
+        await guarded(self._redis.zadd(QUEUE, {game_id: self._clock()}, nx=True))
 
     async def look_over(self, lobby: Lobby, older_than_ms: int = 60_000) -> int:
         """Queue the watched tables the lobby lists as finished (an end whose queueing a
         crash lost), drop the ones gone, and rate what is queued; returns how many were
         queued. Only tables watched for ``older_than_ms``: a young one is still being made."""
         since = self._clock() - older_than_ms
-        watched: list[bytes] = await self._call(self._redis.zrangebyscore(WATCH, 0, since))
+        watched: list[bytes] = await guarded(self._redis.zrangebyscore(WATCH, 0, since))
         queued = 0
         for raw in watched:
             game_id = raw.decode()
             summary = await lobby.summary(game_id)
             if summary is None:
-                await self._call(self._redis.zrem(WATCH, game_id))
+                await guarded(self._redis.zrem(WATCH, game_id))
             elif summary.status == "finished":
                 await self.queue(game_id)
                 queued += 1
@@ -179,12 +178,12 @@ class Ratings:
         """Rate every queued game, in queue order, if no other instance is at it; returns how
         many were rated."""
         lease = secrets.token_hex(8)
-        if not await self._call(self._redis.set(LEASE, lease, nx=True, px=self._lease_ms)):
+        if not await guarded(self._redis.set(LEASE, lease, nx=True, px=self._lease_ms)):
             return 0
         rated = 0
         try:
             while True:
-                rows: list[bytes] = await self._call(self._redis.zrange(QUEUE, 0, 15))
+                rows: list[bytes] = await guarded(self._redis.zrange(QUEUE, 0, 15))
                 if not rows:
                     return rated
                 for raw in rows:
@@ -195,8 +194,8 @@ class Ratings:
     async def _rate(self, game_id: str) -> int:
         result = rated_result(game_id, await self._events_of(game_id))
         if result is None:  # aborted, or no rated game: nothing to rate
-            await self._call(self._redis.zrem(QUEUE, game_id))
-            await self._call(self._redis.zrem(WATCH, game_id))
+            await guarded(self._redis.zrem(QUEUE, game_id))
+            await guarded(self._redis.zrem(WATCH, game_id))
             return 0
         for _ in range(8):
             applied = await self._apply_result(result)
@@ -229,7 +228,7 @@ class Ratings:
                 result.ended_at,
                 won,
                 skill.rating,
-                skill.rating - (before[seat].rating if old is None else old.rating),
+                skill.rating - before[seat].rating,
             )
             args += [player_id, games, json.dumps(standing), skill.rating]
             args.append(_entry.encode(entry).decode())
@@ -239,7 +238,7 @@ class Ratings:
     # --- reading --------------------------------------------------------------------------
 
     async def standings(self, player_ids: list[str]) -> dict[str, Standing]:
-        raw: list[bytes | None] = await self._call(self._redis.hmget(SKILLS, player_ids))
+        raw: list[bytes | None] = await guarded(self._redis.hmget(SKILLS, player_ids))
         found: dict[str, Standing] = {}
         for player_id, value in zip(player_ids, raw, strict=True):
             if value is not None:
@@ -252,7 +251,7 @@ class Ratings:
 
     async def history(self, player_id: str, limit: int) -> list[HistoryEntry]:
         key = history_key(player_id)
-        raw: list[bytes] = await self._call(self._redis.lrange(key, 0, limit - 1))
+        raw: list[bytes] = await guarded(self._redis.lrange(key, 0, limit - 1))
         return [_history_decoder.decode(item) for item in raw]
 
     async def board(self, offset: int, limit: int) -> tuple[list[tuple[str, str, int, int]], int]:
@@ -261,14 +260,14 @@ class Ratings:
         async with self._redis.pipeline(transaction=False) as pipe:
             pipe.zrevrange(BOARD, offset, offset + limit - 1, withscores=True)
             pipe.zcard(BOARD)
-            rows, total = await self._call(pipe.execute())
+            rows, total = await guarded(pipe.execute())
         ids = [member.decode() for member, _ in rows]
         if not ids:
             return [], int(total)
         async with self._redis.pipeline(transaction=False) as pipe:
             pipe.hmget(NAMES, ids)
             pipe.hmget(COUNTS, ids)
-            names, counts = await self._call(pipe.execute())
+            names, counts = await guarded(pipe.execute())
         board = [
             (player_id, (name or b"").decode(), int(score), int(count or 0))
             for (player_id, (_, score), name, count) in zip(ids, rows, names, counts, strict=True)
@@ -277,7 +276,7 @@ class Ratings:
 
     async def rename(self, player_id: str, name: str) -> None:
         """Keep the leaderboard's copy of a name (every rated player has one)."""
-        await self._call(self._redis.hset(NAMES, player_id, name))
+        await guarded(self._redis.hset(NAMES, player_id, name))
 
     # --- rebuilding -----------------------------------------------------------------------
 
@@ -286,17 +285,15 @@ class Ratings:
         (then ``also``: rated games found in the streams but never rated, in that order); the
         result is what rating them live gave. Holds the lease throughout."""
         lease = secrets.token_hex(8)
-        if not await self._call(self._redis.set(LEASE, lease, nx=True, px=3_600_000)):
+        if not await guarded(self._redis.set(LEASE, lease, nx=True, px=3_600_000)):
             raise RuntimeError("another instance is rating games now: try again shortly")
         try:
-            entries: list[tuple[bytes, dict[bytes, bytes]]] = await self._call(
-                self._redis.xrange(LOG)
-            )
+            entries: list[tuple[bytes, dict[bytes, bytes]]] = await guarded(self._redis.xrange(LOG))
             order = list(dict.fromkeys([e[b"game"].decode() for _, e in entries] + list(also)))
-            players: list[str] = [p.decode() for p in await self._call(self._redis.hkeys(SKILLS))]
+            players: list[str] = [p.decode() for p in await guarded(self._redis.hkeys(SKILLS))]
             async with self._redis.pipeline(transaction=True) as pipe:
                 pipe.delete(BOARD, SKILLS, COUNTS, RATED, LOG, *map(history_key, players))
-                await self._call(pipe.execute())
+                await guarded(pipe.execute())
             rated = 0
             for game_id in order:
                 result = rated_result(game_id, await self._events_of(game_id))
@@ -305,10 +302,3 @@ class Ratings:
             return rated
         finally:
             await self._release((LEASE,), (lease,))
-
-    @staticmethod
-    async def _call(pending: Awaitable[Any]) -> Any:
-        try:
-            return await pending
-        except REDIS_ERRORS as exc:
-            raise store_error(exc) from exc

@@ -32,7 +32,7 @@ append script runs on one node. Live subscriptions: every append rings the game'
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from typing import Any
 
 from redis.asyncio import BlockingConnectionPool, Redis
@@ -102,6 +102,15 @@ def store_error(exc: BaseException) -> StoreError:
         # e.g. SlotNotCoveredError, "Redis Cluster cannot be connected"
         return StoreUnavailable(f"redis unavailable: {exc or type(exc).__name__}")
     return StoreError(f"redis error: {exc}")
+
+
+async def guarded(pending: Awaitable[Any]) -> Any:
+    """Await a redis-py call, its Redis errors turned into the store's (503 ``unavailable``):
+    for the projections and queues that talk to Redis beside the store."""
+    try:
+        return await pending
+    except REDIS_ERRORS as exc:
+        raise store_error(exc) from exc
 
 
 def _due_arg(due: DueUpdate) -> str:

@@ -149,3 +149,60 @@ async def test_a_verified_seat_token_is_its_own_client(limited: ServerProcess) -
             command, json={"type": "stand"}, headers={**proxy, **bearer(f"{game}.1.forged")}
         )
         problem_of(forged, 429, "rate_limited")
+
+
+async def test_a_verified_player_key_is_its_own_client(limited: ServerProcess) -> None:
+    """A player's writes count against the player, not the address; a made-up key of the
+    right shape is counted by address like any other unproved credential."""
+    address = some_address()
+    proxy = via_proxy(address)
+    async with httpx.AsyncClient(base_url=limited.url, timeout=10.0) as client:
+        made = await client.post("/v1/players", json={"name": "Counted"}, headers=proxy)
+        assert made.status_code == 201, made.text
+        key, player_id = made.json()["key"], made.json()["player_id"]
+        assert await statuses(client, LIMIT - 1, proxy) == {201: LIMIT - 1}
+        assert await statuses(client, 1, proxy) == {429: 1}  # the address is spent
+        renames: Counter[int] = Counter()
+        for n in range(LIMIT + 1):
+            response = await client.patch(
+                "/v1/players/me", json={"name": f"Counted {n}"}, headers={**proxy, **bearer(key)}
+            )
+            renames[response.status_code] += 1
+        assert renames == {200: LIMIT, 429: 1}, renames  # the player's own allowance, spent
+        forged = await client.patch(
+            "/v1/players/me",
+            json={"name": "Forger"},
+            headers={**proxy, **bearer(f"{player_id}.player.{'F' * 43}")},
+        )
+        problem_of(forged, 429, "rate_limited")  # counted by the (spent) address
+
+
+async def test_player_identities_have_an_hourly_quota_per_address(
+    redis_url: str, tmp_path: Path
+) -> None:
+    server = await start_server(
+        redis_url,
+        tmp_path,
+        {
+            "ALLFOURS_PLAYERS_PER_HOUR": "2",
+            "ALLFOURS_RATE_LIMIT": "100000",
+            "ALLFOURS_TRUSTED_PROXIES": "127.0.0.1",
+        },
+    )
+    try:
+        async with httpx.AsyncClient(base_url=server.url, timeout=10.0) as client:
+            proxy = via_proxy(some_address())
+            refused = await client.post("/v1/players", json={"name": " padded"}, headers=proxy)
+            problem_of(refused, 400, "invalid_name")  # refused: not counted
+            for n in range(2):
+                made = await client.post("/v1/players", json={"name": f"Q{n}"}, headers=proxy)
+                assert made.status_code == 201, made.text
+            over = await client.post("/v1/players", json={"name": "Q2"}, headers=proxy)
+            problem_of(over, 429, "quota_exceeded")
+            assert "key" not in over.json()
+            other = await client.post(
+                "/v1/players", json={"name": "Q3"}, headers=via_proxy(some_address())
+            )
+            assert other.status_code == 201, other.text
+    finally:
+        assert await server.stop() == 0, server.log_tail()

@@ -103,11 +103,22 @@ async def test_four_people_on_three_instances_are_seated_once_at_one_rated_table
     assert sorted(t["seat"] for t in seated) == [0, 1, 2, 3]
     assert all(t["rated"] for t in seated)
     game = seated[0]["game_id"]
+    tokens = {}
     for i, (player, ticket) in enumerate(zip(players, seated, strict=True)):
         response = await clients[(i + 2) % 3].post(
             f"/v1/games/{game}/seats/{ticket['seat']}/token", headers=bearer(player["key"])
         )
         assert response.status_code == 201, response.text
+        tokens[ticket["seat"]] = response.json()["token"]
+    # A rated table gives no hints, to the seat to act or anyone else.
+    for seat, token in tokens.items():
+        hints = await clients[0].get(f"/v1/games/{game}/seats/{seat}/hints", headers=bearer(token))
+        problem_of(hints, 409, "rated_table")
+    # And it seats only players: not a bot, even when a person at it asks.
+    bot = await clients[0].post(
+        f"/v1/games/{game}/seats/0/bot", json={"kind": "random"}, headers=bearer(tokens[1])
+    )
+    problem_of(bot, 409, "rated_table")
     view = await view_of(clients[0], game)
     assert {s["player"] for s in view["seats"]} == {p["player_id"] for p in players}
     assert view["rated"] is True

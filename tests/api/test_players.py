@@ -68,6 +68,25 @@ async def test_forged_and_missing_keys_learn_nothing(client: httpx.AsyncClient) 
             await client.get("/v1/players/me/games", headers=bearer(key)), 401, "unauthorized"
         )
     problem_of(await client.get("/v1/players/me"), 401, "unauthorized")
+    # Every request a player key proves: a forged key of the right shape, or a seat token
+    # in its place, gets the same 401 and learns nothing (no ticket, no game, no token).
+    game = (await create_game(client, [None, "random", "random", "random"]))["game_id"]
+    assert (await seat_with_key(client, game, 0, ann)).status_code == 201
+    requests = [
+        ("PATCH", "/v1/players/me", {"name": "Mallory"}),
+        ("POST", f"/v1/games/{game}/seats/0/token", None),
+        ("POST", "/v1/matchmaking", {"partner": None, "bots_after_s": None}),
+        ("GET", "/v1/matchmaking", None),
+        ("DELETE", "/v1/matchmaking", None),
+    ]
+    for method, path, body in requests:
+        for key in (forged, f"{game}.0.{'A' * 43}"):
+            answer = await client.request(method, path, json=body, headers=bearer(key))
+            problem_of(answer, 401, "unauthorized")
+            for secret in ('"token"', '"hand"', '"game_id"', "Bea", '"waiting"', '"status":"'):
+                assert secret not in answer.text, (method, path, answer.text)
+    me = (await client.get("/v1/players/me", headers=bearer(ann["key"]))).json()
+    assert me["name"] == "Bea"  # nothing a forged key sent changed anything
     problem_of(await client.get("/v1/players/p0123456789abcdef"), 404, "not_found")
     problem_of(await client.get("/v1/players/not-an-id"), 400, "invalid_request")
 
@@ -162,8 +181,8 @@ async def test_private_tables_refuse_strangers(client: httpx.AsyncClient) -> Non
     assert host_bot.status_code == 201, host_bot.text
 
 
-async def test_a_player_key_is_counted_as_the_player(client: httpx.AsyncClient) -> None:
-    """The key is proved before the seat is looked at: a forged key takes no seat."""
+async def test_a_forged_player_key_takes_no_seat(client: httpx.AsyncClient) -> None:
+    """The key is proved before the seat is looked at."""
     game = (await create_game(client, [None, None, None, None]))["game_id"]
     forged = await client.post(
         f"/v1/games/{game}/seats/0",

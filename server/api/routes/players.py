@@ -10,6 +10,7 @@ from litestar import Controller, Request, get, patch, post
 from litestar.di import NamedDependency
 from litestar.params import JSONBody, Parameter
 
+from server.api.auth import bearer_of
 from server.api.context import AppContext
 from server.api.contract.models import SeatGranted
 from server.api.contract.openapi import WRITE_LIMITS, DocumentedOperation, problems
@@ -23,9 +24,9 @@ from server.api.contract.player_models import (
     Rename,
 )
 from server.api.routes.params import PLAYER_REQUIRED, GameId, ListCursor, SeatPath
-from server.errors import Unauthorized
 from server.lobby import GamePage
 from server.players.accounts import Player
+from server.players.rating_model import NEWCOMER
 from server.players.ratings import Ratings
 
 PlayerId = Annotated[str, Parameter(pattern=r"^p[0-9a-f]{16}$", description="A player's id")]
@@ -35,19 +36,13 @@ _HISTORY = 20
 def player_key_of(request: Request[Any, Any, Any]) -> str | None:
     """The player key from ``Authorization: Bearer`` (never from the URL: it is a lasting
     secret)."""
-    header = request.headers.get("authorization")
-    if not header:
-        return None
-    scheme, _, value = header.partition(" ")
-    if scheme.lower() != "bearer" or not value.strip():
-        raise Unauthorized("use 'Authorization: Bearer <player key>'")
-    return value.strip()
+    return bearer_of(request, "player key")
 
 
 async def rating_of(ratings: Ratings, player_id: str) -> Rating:
     standing = (await ratings.standings([player_id])).get(player_id)
     if standing is None:
-        return Rating(1500, 0, 0)
+        return Rating(NEWCOMER.rating, 0, 0)
     return Rating(standing.rating, standing.games, standing.wins)
 
 
