@@ -135,7 +135,10 @@ async def test_the_bots_moves_come_one_after_another_at_a_persons_pace(
             gaps = [b[3] - a[3] for a, b in itertools.pairwise(steps) if a[1] == "CardPlayed"]
             assert sorted(gaps)[len(gaps) // 2] >= 250, "cards followed each other in a blink"
         else:
-            assert cards and all(s[2] == 0 for s in steps), "a step moved with reduced motion"
+            # Instant steps may share a frame (a loaded machine batches a trick's cards into
+            # one): what must hold is that none of the steps seen took any time.
+            assert len(steps) >= 6, steps
+            assert all(s[2] == 0 for s in steps), "a step moved with reduced motion"
         async with httpx.AsyncClient(base_url=web_server.url) as api:
             await page.wait_for_function(
                 "v => +document.querySelector('.table-page').dataset.version >= v",
