@@ -110,6 +110,16 @@ async def test_a_seat_follows_its_player_to_another_device(client: httpx.AsyncCl
     stale = await client.get(f"/v1/games/{game}", headers=bearer(first_token))
     problem_of(stale, 401, "unauthorized")
     assert "hand" not in stale.text
+    # The stale token is refused everywhere a seat token works, before anything is read.
+    for method, path, body in [
+        ("GET", f"/v1/games/{game}/seats/0/hints", None),
+        ("GET", f"/v1/games/{game}/events?after=0", None),
+        ("POST", f"/v1/games/{game}/seats/0/commands", {"type": "stand"}),
+    ]:
+        answer = await client.request(method, path, json=body, headers=bearer(first_token))
+        problem_of(answer, 401, "unauthorized")
+        for secret in ('"hand"', '"hands"', '"legal_actions"', "duplicate", "reused"):
+            assert secret not in answer.text, (path, answer.text)
     # Nobody else gets a token for it: not another player, not a forged key.
     dee = await new_player(client, "Dee")
     problem_of(

@@ -148,6 +148,25 @@ async def test_screens(page: Page, api: httpx.AsyncClient, screenshots: Path) ->
     )
     await page.screenshot(path=str(screenshots / "replay.png"), full_page=True)
 
+    # The player's pages: My games (the game just played), the board, and a wait in the queue.
+    for (width, height), suffix in MOMENT_SIZES:
+        await page.set_viewport_size({"width": width, "height": height})
+        await page.goto("/me")
+        await page.locator("#my-games .game-row").first.wait_for()
+        await page.screenshot(path=str(screenshots / f"my-games{suffix}.png"), full_page=True)
+        await page.goto("/leaderboard")
+        await page.wait_for_function(  # its rows, or the word that nobody is rated yet
+            "() => { const b = document.querySelector('.leaderboard');"
+            " return b && !b.textContent.includes('Loading'); }"
+        )
+        await page.screenshot(path=str(screenshots / f"leaderboard{suffix}.png"), full_page=True)
+        await page.goto("/")
+        await page.click("#queue-join")
+        await page.locator("#queue-wait").wait_for()
+        await page.screenshot(path=str(screenshots / f"queue{suffix}.png"), full_page=True)
+        await page.click("#queue-cancel")
+        await page.locator("#queue-form").wait_for()
+
 
 async def test_the_lobby_and_the_replay_fit_360_px(page: Page, api: httpx.AsyncClient) -> None:
     """Nothing wider than a small phone: no sideways scrolling (the table's own test is the
