@@ -19,11 +19,13 @@ env:
 	@$(UV) sync --locked --quiet
 	@$(RUN) python scripts/compile_domain.py
 
-# The runtime dependencies only (no dev group). --inexact: dev tools that `make test` installed
-# are left in place (not uninstalled), just never installed by `make run`.
+# The runtime dependencies and what compiling the engine takes (no dev group), then the compiled
+# engine (on a machine without a C compiler the pure one runs, and the server's log says so).
+# --inexact: dev tools that `make test` installed are left in place, just never installed here.
 run:
 	@$(BOOTSTRAP_UV)
-	@$(UV) sync --locked --no-dev --inexact --quiet
+	@$(UV) sync --locked --no-dev --group compile --inexact --quiet
+	@$(UV) run --no-sync python scripts/compile_domain.py --or-pure
 	$(UV) run --no-sync allfours serve
 
 test: env lint typecheck imports pytest pytest-pure

@@ -7,6 +7,7 @@ The logic modules run compiled when a build of these very sources exists (``comp
 """
 
 import os
+import sys
 from pathlib import Path
 
 from domain import compiled as _compiled
@@ -87,11 +88,15 @@ from domain.visibility import (
     view,
 )
 
+ENGINE = _compiled.engine_of(sys.modules["domain.evolve"])
+"""Which engine this process runs: ``compiled`` or ``pure`` (the server logs and exports it)."""
+
 __all__ = [
     "AWAY_AFTER_TIMEOUTS",
     "BOTS",
     "CODES",
     "DEFAULT_TURN_SECONDS",
+    "ENGINE",
     "LEVELS",
     "SPECTATOR",
     "VIOLATION_CODES",

@@ -6,11 +6,13 @@ self-played games a second of the pure modules. Modules that define msgspec Stru
 interpreted, and every module keeps its pure-Python source, which is what runs whenever the
 build is missing, stale, or refused.
 
-A build lives in ``build/native/<fingerprint>/domain/``, where the fingerprint covers every
-source file of the package and the interpreter: a build of other sources is never loaded, so
-an edited module runs as written until the next build. ``ALLFOURS_PURE_PYTHON=1`` refuses the
-build (``make test`` runs the domain tests both ways). This is the domain's only reading of
-files and of the environment, once, at import, to choose which code runs the same rules.
+In a work tree a build lives in ``build/native/<fingerprint>/domain/``; in an installed wheel
+(built by ``hatch_build.py``) in the package's ``_native/`` folder, with the fingerprint in a
+file beside the modules. The fingerprint covers every source file of the package and the
+interpreter: a build of other sources is never loaded, so an edited module runs as written
+until the next build. ``ALLFOURS_PURE_PYTHON=1`` refuses the build (``make test`` runs the
+domain tests both ways). This is the domain's only reading of files and of the environment,
+once, at import, to choose which code runs the same rules.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ from __future__ import annotations
 import hashlib
 import sys
 from collections.abc import Mapping
+from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
+from types import ModuleType
 
 PURE_ENV = "ALLFOURS_PURE_PYTHON"
 """Set (to anything but empty or 0) to run the pure-Python modules even when a build exists."""
@@ -43,6 +47,10 @@ COMPILED = (
 among them (mypyc cannot compile a Struct class)."""
 BUILD_FORMAT = 1
 """Bumped when the layout of a build changes, so that older builds are no longer found."""
+WHEEL_DIR = "_native"
+"""The folder of the package that holds a wheel's compiled modules."""
+WHEEL_FINGERPRINT = "FINGERPRINT"
+"""The file of that folder naming the sources it was built from."""
 
 
 def fingerprint(package_dir: Path) -> str:
@@ -67,4 +75,18 @@ def compiled_path(package_dir: Path, environ: Mapping[str, str]) -> str | None:
     if pure_requested(environ):
         return None
     modules = build_dir(package_dir) / "domain"
-    return str(modules) if modules.is_dir() else None
+    if modules.is_dir():
+        return str(modules)
+    wheel = package_dir / WHEEL_DIR
+    try:
+        built_from = (wheel / WHEEL_FINGERPRINT).read_text().strip()
+    except OSError:
+        return None
+    return str(wheel) if built_from == fingerprint(package_dir) else None
+
+
+def engine_of(module: ModuleType) -> str:
+    """``compiled`` when ``module`` was loaded from a C extension, else ``pure``: what runs,
+    not what was asked for (a stale or missing build runs the sources)."""
+    path = getattr(module, "__file__", None) or ""
+    return "compiled" if path.endswith(tuple(EXTENSION_SUFFIXES)) else "pure"

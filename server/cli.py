@@ -32,6 +32,7 @@ from typing import Any
 import msgspec
 import uvicorn
 
+from domain import ENGINE
 from server.api.edge.logs import configure_logging
 from server.api.edge.metrics import shared_across_workers
 from server.ops import cli as ops
@@ -117,6 +118,13 @@ def _listen(host: str, port: int) -> socket.socket:
 
 
 def serve(settings: Settings) -> None:
+    if ENGINE == "compiled":
+        _log.info("rules engine: compiled")
+    else:
+        _log.warning(
+            "rules engine: pure Python (no compiled build of these sources; "
+            "`make run` or the wheel's build compiles one)"
+        )
     if settings.redis_url is not None:
         _serve_http(settings)
     else:

@@ -2,13 +2,16 @@
 them are seated once at one rated table (each a distinct seat, their seat tokens re-issued
 to them), partners on one team, leaving and closed tabs take a ticket out, a wait for bots
 ends at an unrated table with bots, and a match whose instance died after taking it (its
-Lua step run alone here) still becomes exactly one table."""
+Lua step run alone here) still becomes exactly one table, as do people queued through an
+instance killed with SIGKILL."""
 
 from __future__ import annotations
 
 import asyncio
+import signal
 import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -233,3 +236,34 @@ async def test_a_match_whose_instance_died_after_taking_it_becomes_one_table(
         assert await queue.pending(now + 60_000) == []
     finally:
         await store.aclose()
+
+
+async def test_people_queued_through_an_instance_killed_with_sigkill_are_still_seated_once(
+    clients: list[httpx.AsyncClient], redis_url: str, tmp_path: Path
+) -> None:
+    doomed = await start_server(
+        redis_url,
+        tmp_path / "doomed",
+        {"ALLFOURS_QUEUE_HEARTBEAT_S": str(HEARTBEAT_S), "ALLFOURS_MATCH_INTERVAL_S": "0.3"},
+    )
+    try:
+        async with httpx.AsyncClient(base_url=doomed.url, timeout=10.0) as on_doomed:
+            players = [await new_player(on_doomed, f"Killed {i}") for i in range(2)]
+            for player in players:
+                await join(on_doomed, player)
+        doomed.proc.send_signal(signal.SIGKILL)  # no shutdown hook runs: its timer just stops
+        assert await asyncio.to_thread(doomed.proc.wait, 10) == -signal.SIGKILL
+        for i in range(2):
+            player = await new_player(clients[i], f"Survivor {i}")
+            await join(clients[i], player)
+            players.append(player)
+        # Their tabs' heartbeats now reach the survivors (as a load balancer would send them).
+        seated = await seat_all(clients, players)
+        assert len({t["game_id"] for t in seated}) == 1
+        assert sorted(t["seat"] for t in seated) == [0, 1, 2, 3]
+        view = await view_of(clients[2], seated[0]["game_id"])
+        assert {s["player"] for s in view["seats"]} == {p["player_id"] for p in players}
+    finally:
+        if doomed.proc.poll() is None:
+            doomed.proc.kill()
+            doomed.proc.wait()

@@ -8,7 +8,7 @@ The steps come from ``deploy/Dockerfile`` itself (parsed by ``deploy_model``), n
   type=cache`` runs without the mount (uv uses the host's cache, so this takes seconds). These
   RUN lines execute on this machine, so only ``uv ...`` commands are replayed and anything else
   fails the test (extend the allowlist knowingly); ``pip install uv==...`` is skipped: the uv
-  running the tests stands in for it.
+  running the tests stands in for it, as this machine's gcc does for the builder's apt-get.
 - final stage: only what ``COPY --from`` takes survives (the builder's ``/src`` is deleted, as
   it is absent from the image); its ENV, WORKDIR and VOLUME apply. Its RUN lines (apt-get tini,
   useradd) are never executed here: they need a Debian base and would change this machine; they
@@ -254,6 +254,11 @@ class Replay:
         if re.fullmatch(r"pip install (--\S+ )*\"?uv==\S+", instruction.args):
             self.log.append(f"skipped (the host's uv stands in): RUN {instruction.args}")
             return
+        compiler = r"apt-get update\s*&&\s*apt-get install -y --no-install-recommends gcc "
+        if re.match(compiler, instruction.args):
+            assert shutil.which("gcc"), "the engine's build needs a C compiler on this machine"
+            self.log.append(f"skipped (the host's compiler stands in): RUN {instruction.args}")
+            return
         for part in re.split(r"&&|;|\|\|", instruction.args):
             if not re.fullmatch(r"\s*uv [\w\s=.,/-]*", part):
                 raise ValueError(
@@ -382,9 +387,10 @@ def test_the_venv_holds_the_locked_runtime_dependencies_and_no_dev_ones(image: I
     assert not (image.root / "src").exists(), "the builder's sources must not ship"
 
 
-def test_the_app_imports_from_the_venv(image: Image) -> None:
+def test_the_app_imports_from_the_venv_and_runs_the_compiled_engine(image: Image) -> None:
+    script = "import server, domain; print(server.__file__); print(domain.ENGINE)"
     result = subprocess.run(
-        [str(image.venv / "bin" / "python"), "-c", "import server, domain; print(server.__file__)"],
+        [str(image.venv / "bin" / "python"), "-c", script],
         cwd=image.workdir,
         env=image.env,
         capture_output=True,
@@ -392,7 +398,9 @@ def test_the_app_imports_from_the_venv(image: Image) -> None:
         timeout=60,
         check=True,
     )
-    assert Path(result.stdout.strip()).is_relative_to(image.venv)
+    where, engine = result.stdout.split()
+    assert Path(where).is_relative_to(image.venv)
+    assert engine == "compiled"  # the wheel's build compiled it
 
 
 # --------------------------------------------------------------------------------------------

@@ -65,7 +65,9 @@ capabilities, no privilege escalation."""
 _INSIDE = """
 import importlib.util, json, os, shutil
 from pathlib import Path
+import domain
 print(json.dumps({
+    "engine": domain.ENGINE,
     "uid": os.getuid(),
     "tools": [t for t in ("gcc", "cc", "c++", "make", "uv", "git") if shutil.which(t)],
     "modules": [m for m in ("pytest", "hypothesis", "mypy", "ruff", "schemathesis", "uv")
@@ -84,7 +86,14 @@ def test_image_is_unprivileged_small_and_holds_no_dev_tools(images: dict[str, fl
     assert "/livez" in " ".join(image["Healthcheck"]["Test"])
     done = podman("run", "--rm", *RUN_FLAGS, "--entrypoint", "python", APP_IMAGE, "-c", _INSIDE)
     inside = json.loads(done.stdout)
-    assert inside == {"uid": 10001, "tools": [], "modules": [], "sources": [], "test_files": []}
+    assert inside == {
+        "engine": "compiled",  # compiled in the builder stage, which has the only compiler
+        "uid": 10001,
+        "tools": [],
+        "modules": [],
+        "sources": [],
+        "test_files": [],
+    }
     # The venv (the locked runtime dependencies) and tini over the Python base, nothing more.
     added = images[APP_IMAGE] - images[PYTHON_IMAGE]
     print(f"image sizes (MB): {images}, added over the base: {added:.0f}")

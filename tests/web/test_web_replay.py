@@ -106,12 +106,16 @@ async def test_the_analysis_shows_each_choice_beside_the_strong_bots(
     await page.wait_for_selector(".verify[data-ok]")
     await page.click('[data-key="analyse"]')
     line = page.locator(".analysis")
-    await page.wait_for_function("() => !document.querySelector('.analysis[aria-busy]')")
+    # The click redraws at the next frame: wait until the button has gone and the analysis came.
+    await page.wait_for_function(
+        "() => { const line = document.querySelector('.analysis');"
+        " return line && !line.hasAttribute('aria-busy') && !line.querySelector('button'); }"
+    )
     target = min(by_version)  # the first real choice of the game
     for _ in range(target):
         await page.keyboard.press("ArrowRight")
     await wait_position(page, target)
-    assert int(await line.get_attribute("data-version") or "0") == target
+    await page.wait_for_selector(f'.analysis[data-version="{target}"]')
     move = by_version[target]
     text = await line.text_content() or ""
     assert f"{round(100 * move['played_win_probability'])}% to win" in text

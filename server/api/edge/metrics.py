@@ -48,6 +48,7 @@ from prometheus_client import (
 )
 from prometheus_client.multiprocess import MultiProcessCollector
 
+from domain import ENGINE
 from server.api.contract.problems import problem_response
 
 __all__ = [
@@ -95,6 +96,14 @@ class Metrics:
         self.request_errors = Counter(
             "litestar_requests_error_total", "Total errors in requests", _LABELS
         )
+        # Which rules engine answers (compiled or pure): a deploy that lost its build shows.
+        self.engine = Gauge(
+            "allfours_engine_info",
+            "The rules engine this process runs: 1 on its label",
+            ["engine"],
+            multiprocess_mode="max",
+        )
+        self.engine.labels(ENGINE).set(1)
         self._series: dict[tuple[str, str, int], tuple[Any, Any, Any]] = {}
         self._outcomes: dict[tuple[str, str], Any] = {}
 
