@@ -227,11 +227,14 @@ class SubscriptionHub:
         return self._by_channel.get(feed.channel) is feed
 
     def _deliver(self, feed: Feed, entries: list[Any]) -> None:
-        """Push stream entries to the feed's subscribers, skipping versions already pushed."""
+        """Push stream entries to the feed's subscribers, skipping versions already pushed:
+        one batch (a parked subscriber writes it at once)."""
+        fresh: list[StoredEvent] = []
         for entry in entries:
             event = decode_entry(entry)
-            if event.version > feed.last:
-                feed.deliver(event)
+            if event.version > (fresh[-1].version if fresh else feed.last):
+                fresh.append(event)
+        feed.deliver(fresh)
         self._reader.note_seen(feed.game_id, feed.last)
 
     async def _check_lengths(self, feeds: list[Feed]) -> list[tuple[Feed, int]]:

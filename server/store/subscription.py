@@ -7,6 +7,12 @@ that makes this exact: a subscriber joins its :class:`Feed` *before* its first s
 the feed learns its start version *before* any of its subscribers reads the store. Then every
 event is either old enough to be in that first read or new enough to reach the queue.
 
+A consumer with nothing in hand may *park* its subscription on a sink (:meth:`Subscription.park`):
+while parked, each batch of live events that follows on from ``position`` goes straight to the
+sink, called by the hub as it delivers (no queue, no task woken: with thousands of streams the
+wake-ups were most of a frame's cost). A batch the sink declines, a gap, a failure or a close
+ends the parking, and the batch is queued as before, so the consumer's own loop handles it.
+
 The hub that fills the queues (:mod:`server.store.hub`) is seen only through
 :class:`FeedHost`, so this module does not depend on it.
 """
@@ -16,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
+from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import Protocol, Self
 
@@ -23,9 +30,13 @@ from .errors import ResyncRequired, SubscriberLagged, SubscriptionDropped
 from .keys import bell_channel, events_key
 from .model import StoredEvent
 
-__all__ = ["Feed", "FeedHost", "Subscription"]
+__all__ = ["Feed", "FeedHost", "Sink", "Subscription"]
 
 _PAGE = 500  # events per store read while a subscription catches up
+
+Sink = Callable[[Sequence[StoredEvent]], bool]
+"""Takes a batch of live events, in order, following on from the subscription's position:
+True once they are handled, False to decline them (they are then queued for the consumer)."""
 
 
 class Feed:
@@ -52,11 +63,14 @@ class Feed:
         self.listening = False  # Redis confirmed our subscription to the channel
         self.subscribers: set[Subscription] = set()
 
-    def deliver(self, event: StoredEvent) -> None:
-        """Push a live event to every subscriber, without waiting (see :class:`Subscription`)."""
-        self.last = event.version
+    def deliver(self, events: Sequence[StoredEvent]) -> None:
+        """Push a batch of live events (in order, new ones) to every subscriber, without
+        waiting (see :class:`Subscription`)."""
+        if not events:
+            return
+        self.last = events[-1].version
         for subscription in list(self.subscribers):
-            subscription._push(event)
+            subscription._push(events)
 
     def drop(self, failure: type[SubscriptionDropped], reason: str) -> None:
         """End every subscription with ``failure`` (each leaves the feed)."""
@@ -109,6 +123,8 @@ class Subscription:
         self._caught_up = False
         self._failure: SubscriptionDropped | None = None
         self._closed = False
+        self._sink: Sink | None = None
+        self._parked: asyncio.Future[None] | None = None
 
     @property
     def closed(self) -> bool:
@@ -130,6 +146,30 @@ class Subscription:
                 self._held = queued  # where __anext__ would put it
         # The next version itself: no gap to read from the store before it.
         return self._held is not None and self._held.version == self.position + 1
+
+    def park(self, sink: Sink) -> asyncio.Future[None] | None:
+        """Hand live batches to ``sink`` from now on, if the consumer has nothing in hand (all
+        stored events read, nothing queued or held); None otherwise. The future is done once
+        the parking ended (a declined batch, a gap, a failure, a close, or :meth:`unpark`):
+        the consumer goes back to ``__anext__``, which has whatever ended it."""
+        if (
+            self.closed
+            or not self._caught_up
+            or self._backlog
+            or self._held is not None
+            or not self._queue.empty()
+        ):
+            return None
+        self._sink = sink
+        self._parked = asyncio.get_running_loop().create_future()
+        return self._parked
+
+    def unpark(self) -> None:
+        """Stop handing batches to the sink (they queue again)."""
+        self._sink = None
+        if self._parked is not None and not self._parked.done():
+            self._parked.set_result(None)
+        self._parked = None
 
     def __aiter__(self) -> Self:
         return self
@@ -205,12 +245,26 @@ class Subscription:
 
     # -- called by the feed ------------------------------------------------------------------
 
-    def _push(self, event: StoredEvent) -> None:
-        """Queue a live event without waiting; a full queue drops the subscriber instead."""
-        try:
-            self._queue.put_nowait(event)
-        except asyncio.QueueFull:
-            self._fail(SubscriberLagged(self.game_id, self.position, "subscriber queue overflow"))
+    def _push(self, events: Sequence[StoredEvent]) -> None:
+        """Hand a live batch to the sink if parked and it follows on; else queue it without
+        waiting (a full queue drops the subscriber instead)."""
+        sink = self._sink
+        if sink is not None:
+            fresh = [e for e in events if e.version > self.position]
+            if not fresh:
+                return
+            if fresh[0].version == self.position + 1 and sink(fresh):
+                self.position = fresh[-1].version
+                return
+            self.unpark()  # declined, or a gap to read first: the consumer's loop takes over
+        for event in events:
+            try:
+                self._queue.put_nowait(event)
+            except asyncio.QueueFull:
+                self._fail(
+                    SubscriberLagged(self.game_id, self.position, "subscriber queue overflow")
+                )
+                return
 
     def _fail(self, failure: SubscriptionDropped) -> None:
         """End the subscription with ``failure`` (raised by the next ``__anext__``)."""
@@ -220,6 +274,7 @@ class Subscription:
             self._wake()
 
     def _wake(self) -> None:
+        self.unpark()
         # If the queue is full the consumer is not waiting on it: nothing to wake.
         with contextlib.suppress(asyncio.QueueFull):
             self._queue.put_nowait(None)

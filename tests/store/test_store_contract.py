@@ -383,7 +383,7 @@ async def test_a_live_event_a_catch_up_already_read_is_not_at_hand(
     await store.append(game_id, 0, ev("1", "2"))
     async with store.subscribe(game_id, after=0) as sub:
         _, second = await take(sub, 2)
-        sub._push(second)  # what the hub delivers of an append the page already held
+        sub._push([second])  # what the hub delivers of an append the page already held
         assert not sub.next_at_hand()
         await store.append(game_id, 2, ev("3"))
         assert (await asyncio.wait_for(anext(sub), 5)).version == 3
@@ -557,7 +557,7 @@ async def test_a_hole_in_live_delivery_is_filled_from_the_store(
     async with store.subscribe(game_id) as sub:
         assert [e.version for e in await take(sub, 1)] == [1]
         await store.append(game_id, 1, ev("2", "3", "4"))
-        sub._push(StoredEvent(4, b"4"))  # jumps ahead of the hub's own delivery of 2..4
+        sub._push([StoredEvent(4, b"4")])  # jumps ahead of the hub's own delivery of 2..4
         assert [e.version for e in await take(sub, 3)] == [2, 3, 4]
         await store.append(game_id, 4, ev("5"))
         assert [e.version for e in await take(sub, 1)] == [5]

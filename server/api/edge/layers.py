@@ -25,6 +25,7 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from server.api.edge.allow import allow_header_fix
 from server.api.edge.head import answer_head
 from server.api.edge.logs import request_logging
+from server.api.edge.wire import expose_wire
 
 __all__ = ["RAW_ANSWER_HEADERS", "secure_answers", "wrap_edges"]
 
@@ -70,10 +71,11 @@ def secure_answers(app: ASGIApp) -> ASGIApp:
 
 
 def wrap_edges(app: Litestar, access_log: bool) -> Litestar:
-    """``app`` with request ids and logs outermost, then the security headers, then ``HEAD``
-    and ``Allow``, on every request; the access line names the method the client sent
-    (``HEAD``, not ``GET``)."""
-    app.asgi_handler = request_logging(access_log)(
-        secure_answers(answer_head(allow_header_fix(app.asgi_handler)))
+    """``app`` with request ids and logs outermost (inside only the server's ``send`` kept
+    for SSE streams' direct writes), then the security headers, then ``HEAD`` and ``Allow``,
+    on every request; the access line names the method the client sent (``HEAD``, not
+    ``GET``)."""
+    app.asgi_handler = expose_wire(
+        request_logging(access_log)(secure_answers(answer_head(allow_header_fix(app.asgi_handler))))
     )
     return app

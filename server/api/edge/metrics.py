@@ -78,6 +78,13 @@ class Metrics:
         self.sse_subscribers = Gauge(
             "allfours_sse_subscribers", "Open SSE streams", multiprocess_mode="livesum"
         )
+        # Added up as each stream ends (a counter's update per frame would cost what a
+        # direct write saves): how many writes of frames went straight from the hub.
+        self.sse_writes = Counter(
+            "allfours_sse_writes_total",
+            "Writes of SSE frames by ended streams: direct (from the hub's delivery) or task",
+            ["path"],
+        )
         self.store_latency = Histogram(
             "allfours_store_append_seconds",
             "Latency of a command's decide-and-append through the store",
@@ -120,6 +127,13 @@ class Metrics:
         if counter is None:
             counter = self._outcomes[(kind, outcome)] = self.commands.labels(kind, outcome)
         counter.inc()
+
+    def count_sse_writes(self, direct: int, task: int) -> None:
+        """An ended stream's writes: ``direct`` batches from the hub, ``task`` through its task."""
+        if direct:
+            self.sse_writes.labels("direct").inc(direct)
+        if task:
+            self.sse_writes.labels("task").inc(task)
 
     def series(self, method: str, path: str, status: int) -> tuple[Any, Any, Any]:
         """(request counter, duration histogram, error counter) of one label set, cached.

@@ -9,7 +9,7 @@ sent as a heartbeat when nothing happened for a while, so proxies keep the conne
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Annotated, Any
 
 from litestar import Controller, Request, get
@@ -24,11 +24,12 @@ from server.api.auth import token_of
 from server.api.context import AppContext
 from server.api.contract.models import Resync
 from server.api.contract.openapi import problems, sse_operation
+from server.api.edge.wire import Wire
 from server.api.routes.params import MAX_VERSION, SEAT_OPTIONAL, After, GameId, SeatToken
 from server.api.routes.view_frames import ViewFrames
 from server.api.routes.viewing import seen_by
 from server.codec import decode_event, redact_bytes
-from server.store import ResyncRequired, StoreUnavailable, SubscriberLagged
+from server.store import ResyncRequired, StoredEvent, StoreUnavailable, SubscriberLagged
 
 SSE_MEDIA_TYPE = "text/event-stream"
 _HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"}
@@ -83,6 +84,31 @@ _MAX_BATCH_FRAMES = 64
 """Frames written at once at most, so that a long catch-up starts reaching the client."""
 
 
+class _DirectFrames:
+    """A parked stream's sink: each live batch as ``viewer``'s frames, written on the wire at
+    once by the hub's delivery, with no task woken. A batch that changes the viewer's seat
+    is declined: the stream's own loop decides what it shows next."""
+
+    __slots__ = ("seated_as_of", "viewer", "wire", "written")
+
+    def __init__(self, wire: Wire, viewer: int | None, seated_as_of: int) -> None:
+        self.wire = wire
+        self.viewer = viewer
+        self.seated_as_of = seated_as_of
+        self.written = 0  # batches written directly
+
+    def __call__(self, events: Sequence[StoredEvent]) -> bool:
+        viewer = self.viewer
+        if viewer is not None and any(
+            e.version > self.seated_as_of and _event_type(e.data) in _SEAT_CHANGES for e in events
+        ):
+            return False
+        if not self.wire.write(_joined([_FRAMES.frame(e.version, e.data, viewer) for e in events])):
+            return False
+        self.written += 1
+        return True
+
+
 async def sse_frames(
     ctx: AppContext,
     game_id: str,
@@ -91,12 +117,15 @@ async def sse_frames(
     views: ViewFrames | None = None,
     seated_as_of: int = 0,
     view_each: bool = False,
+    wire: Wire | None = None,
 ) -> AsyncIterator[bytes]:
     """The stream's frames from ``after`` on, as ``viewer`` sees them. ``viewer`` is who the
     token showed the game to at version ``seated_as_of``: seat changes up to that version are
     earlier occupants' history (the token's holder sat down after them, or has left already
     and ``viewer`` is None), so only later ones change whom the stream shows the game to.
-    ``view_each``: a view frame after every event, not only at the end of a batch."""
+    ``view_each``: a view frame after every event, not only at the end of a batch. ``wire``:
+    the response's socket, on which a caught-up stream without views has its live batches
+    written directly while it is parked (see :class:`_DirectFrames`)."""
     heartbeat = ctx.settings.sse_heartbeat_s
     yield b"retry: 1000\n: stream of game %s from version %d\n\n" % (game_id.encode(), after)
     if views is not None and after > 0:
@@ -110,8 +139,30 @@ async def sse_frames(
     # write: the same bytes, but one trip through the response machinery per batch instead
     # of one per event, which is most of a frame's cost with thousands of streams.
     pending: list[bytes] = []
+    direct = None
+    if wire is not None and views is None:  # a view is folded per stream: that takes its task
+        direct = _DirectFrames(wire, viewer, seated_as_of)
+    task_writes = 0
     try:
         while True:
+            if direct is not None and not pending:
+                direct.viewer = viewer
+                parked = subscription.park(direct)
+                if parked is not None:
+                    written = direct.written
+                    try:
+                        async with asyncio.timeout(heartbeat):
+                            await parked
+                        idle = False
+                    except TimeoutError:
+                        idle = True
+                    finally:
+                        subscription.unpark()
+                    if idle:  # a heartbeat, unless frames went out meanwhile
+                        if direct.written == written:
+                            yield b": heartbeat\n\n"
+                        continue
+                    # Woken: a batch for this loop (declined or after a gap), a failure, a close.
             try:
                 if pending:  # the batch goes on: its next event is at hand, no timer needed
                     event = await subscription.__anext__()
@@ -156,6 +207,7 @@ async def sse_frames(
                     pending.append(views.frame(viewer))
                 yield _joined(pending)
                 pending.clear()
+                task_writes += 1
             elif len(pending) >= _MAX_BATCH_FRAMES:
                 yield _joined(pending)
                 pending.clear()
@@ -164,6 +216,7 @@ async def sse_frames(
     finally:
         ctx.streams.discard(subscription)
         ctx.metrics.sse_subscribers.dec()
+        ctx.metrics.count_sse_writes(direct.written if direct else 0, task_writes)
         subscription.close()
 
 
@@ -261,7 +314,14 @@ class StreamController(Controller):
         views = await ViewFrames.at(ctx.service, game_id, start) if wants_views else None
         return Stream(
             sse_frames(
-                ctx, game_id, start, viewer, views, seated_as_of=state.version, view_each=view_each
+                ctx,
+                game_id,
+                start,
+                viewer,
+                views,
+                seated_as_of=state.version,
+                view_each=view_each,
+                wire=Wire.of(request.scope),
             ),
             media_type=SSE_MEDIA_TYPE,
             headers=_HEADERS,
