@@ -15,6 +15,8 @@ import logging
 import multiprocessing
 import os
 import random
+import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -61,8 +63,23 @@ request is answered first and a search waits (a bot's move may take longer, a pe
 command does not)."""
 
 
-def _yield_to_requests() -> None:
+PARENT_CHECK_S: Final = 1.0
+"""How often a bot worker checks that its server is still there."""
+
+
+def _start_worker(server: int) -> None:
+    """A worker's start: a lower priority, and an end when its server (process ``server``)
+    ends. A server killed with SIGKILL never shuts its pool down, and its workers would
+    otherwise wait for work forever (one set per crash, on a machine without containers to
+    reap them). The server's pid is passed in: it may be gone before this runs."""
     os.nice(WORKER_NICENESS)
+
+    def watch() -> None:
+        while os.getppid() == server:
+            time.sleep(PARENT_CHECK_S)
+        os._exit(0)  # orphaned: nothing here is the server's to save
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def decide(state: State, seat: int, kind: str, seed: int) -> PlayerCommand:
@@ -97,7 +114,10 @@ class Thinker:
                 # spawn: a forked child of an asyncio server would inherit its threads' locks.
                 context = multiprocessing.get_context("spawn")
                 self._pool = ProcessPoolExecutor(
-                    self._workers, mp_context=context, initializer=_yield_to_requests
+                    self._workers,
+                    mp_context=context,
+                    initializer=_start_worker,
+                    initargs=(os.getpid(),),
                 )
             else:
                 self._pool = ThreadPoolExecutor(1, thread_name_prefix="bots")

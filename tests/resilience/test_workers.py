@@ -1,6 +1,6 @@
 """``ALLFOURS_WORKERS`` > 1: a worker that dies is replaced, and ``/metrics`` adds up every
 worker's counts whichever worker answers the scrape (a dead worker's counts included: counters
-never go back)."""
+never go back); bot workers end with a server killed with SIGKILL."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from resilience_support import eventually, running, workers_of
+from resilience_support import children, cmdline, eventually, running, workers_of
 from support import ServerProcess, start_server
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
@@ -59,3 +59,20 @@ async def test_a_dead_worker_is_replaced_and_metrics_add_up_over_workers(
     assert replacement in workers_of(server)
     assert await server.stop() == 0, server.log_tail()
     assert workers_of(server) == []
+
+
+async def test_bot_workers_end_with_a_server_killed_with_sigkill(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """A killed server never shuts its bot pool down: its workers notice and end by themselves
+    (instead of waiting for work forever, one set per crash)."""
+    server = await start_server(redis_url, tmp_path, {"ALLFOURS_BOT_WORKERS": "2"})
+    await eventually(  # the pool starts them on demand: the warm-up's one at least
+        lambda: any("spawn_main" in cmdline(p) for p in children(server.proc.pid)),
+        30,
+        "a bot worker",
+    )
+    bots = [p for p in children(server.proc.pid) if "spawn_main" in cmdline(p)]
+    os.kill(server.proc.pid, signal.SIGKILL)
+    server.proc.wait()
+    await eventually(lambda: not any(running(p) for p in bots), 10, "bot workers gone")
