@@ -12,7 +12,7 @@ import random
 import re
 
 import httpx
-from support import all_events, create_game, drive, sse_frames, take_seat
+from support import all_events, bearer, create_game, drive, sse_frames, take_seat
 
 _DIRECT = re.compile(r'^allfours_sse_writes_total\{path="direct"\} ([0-9.e+]+)$', re.M)
 
@@ -57,4 +57,54 @@ async def test_live_frames_go_out_directly_each_once_in_order_and_redacted(
         assert [version for version, _ in frames] == list(range(1, len(log) + 1))
         assert [json.loads(data) for _, data in frames] == [e["event"] for e in log]
     await asyncio.sleep(0.2)  # the streams' ends are counted as their handlers finish
+    assert await direct_writes(client) > before
+
+
+async def test_view_streams_written_directly_show_each_moment_as_the_api_does(
+    client: httpx.AsyncClient,
+) -> None:
+    """``view_each`` streams (the web client's) of two viewers: after every event its view, at
+    that version, and the last one is the view the API gives that viewer."""
+    before = await direct_writes(client)
+    created = await create_game(client, [None, None, None, None], target=3)
+    game = created["game_id"]
+    tokens = {seat: await take_seat(client, game, seat, f"View {seat}") for seat in range(4)}
+    path = f"/v1/games/{game}/stream"
+    frames: dict[int | None, list[tuple[str | None, int | None, str]]] = {None: [], 2: []}
+
+    async def follow(viewer: int | None) -> None:
+        headers = {} if viewer is None else {"Authorization": f"Bearer {tokens[viewer]}"}
+        params = {"view_each": "true"}
+        async for frame in sse_frames(client, path, headers=headers, params=params):
+            frames[viewer].append((frame.event, frame.id, frame.data))
+
+    followers = [asyncio.create_task(follow(v)) for v in frames]
+    await asyncio.sleep(0.3)
+    assert await drive(client, game, tokens, lambda _: False, random.Random(8)) is None
+    final = {
+        v: (
+            await client.get(f"/v1/games/{game}", headers={} if v is None else bearer(tokens[v]))
+        ).json()
+        for v in frames
+    }
+    for _ in range(300):
+        if all(
+            any(e == "view" and json.loads(d)["version"] == final[v]["version"] for e, _, d in got)
+            for v, got in frames.items()
+        ):
+            break
+        await asyncio.sleep(0.05)
+    for follower in followers:
+        follower.cancel()
+    await asyncio.gather(*followers, return_exceptions=True)
+
+    for viewer, got in frames.items():
+        events = [(i, d) for e, i, d in got if e != "view"]
+        views = [json.loads(d) for e, _, d in got if e == "view"]
+        assert [i for i, _ in events] == list(range(1, final[viewer]["version"] + 1))
+        # Each event is followed by the view after it.
+        after = [json.loads(got[k + 1][2]) for k, (e, _, _) in enumerate(got[:-1]) if e != "view"]
+        assert [v["version"] for v in after] == [i for i, _ in events]
+        assert views[-1] == final[viewer]
+    await asyncio.sleep(0.2)
     assert await direct_writes(client) > before

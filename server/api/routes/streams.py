@@ -85,16 +85,26 @@ _MAX_BATCH_FRAMES = 64
 
 
 class _DirectFrames:
-    """A parked stream's sink: each live batch as ``viewer``'s frames, written on the wire at
-    once by the hub's delivery, with no task woken. A batch that changes the viewer's seat
-    is declined: the stream's own loop decides what it shows next."""
+    """A parked stream's sink: each live batch as ``viewer``'s frames (and views, if the
+    stream sends them), written on the wire at once by the hub's delivery, with no task woken.
+    A batch that changes the viewer's seat is declined: the stream's own loop decides what it
+    shows next. So is one the socket cannot take now, with the views' state as it was."""
 
-    __slots__ = ("seated_as_of", "viewer", "wire", "written")
+    __slots__ = ("seated_as_of", "view_each", "viewer", "views", "wire", "written")
 
-    def __init__(self, wire: Wire, viewer: int | None, seated_as_of: int) -> None:
+    def __init__(
+        self,
+        wire: Wire,
+        viewer: int | None,
+        seated_as_of: int,
+        views: ViewFrames | None,
+        view_each: bool,
+    ) -> None:
         self.wire = wire
         self.viewer = viewer
         self.seated_as_of = seated_as_of
+        self.views = views
+        self.view_each = view_each
         self.written = 0  # batches written directly
 
     def __call__(self, events: Sequence[StoredEvent]) -> bool:
@@ -103,7 +113,23 @@ class _DirectFrames:
             e.version > self.seated_as_of and _event_type(e.data) in _SEAT_CHANGES for e in events
         ):
             return False
-        if not self.wire.write(_joined([_FRAMES.frame(e.version, e.data, viewer) for e in events])):
+        views = self.views
+        if views is None:
+            body = _joined([_FRAMES.frame(e.version, e.data, viewer) for e in events])
+        else:
+            before = views.state
+            frames = []
+            for e in events:
+                frames.append(_FRAMES.frame(e.version, e.data, viewer))
+                views.see(e.data)
+                if self.view_each:
+                    frames.append(views.frame(viewer))
+            if not self.view_each:
+                frames.append(views.frame(viewer))
+            body = b"".join(frames)
+        if not self.wire.write(body):
+            if views is not None:
+                views.state = before  # the task's loop folds these events again
             return False
         self.written += 1
         return True
@@ -124,8 +150,8 @@ async def sse_frames(
     earlier occupants' history (the token's holder sat down after them, or has left already
     and ``viewer`` is None), so only later ones change whom the stream shows the game to.
     ``view_each``: a view frame after every event, not only at the end of a batch. ``wire``:
-    the response's socket, on which a caught-up stream without views has its live batches
-    written directly while it is parked (see :class:`_DirectFrames`)."""
+    the response's socket, on which a caught-up stream has its live batches written directly
+    while it is parked (see :class:`_DirectFrames`)."""
     heartbeat = ctx.settings.sse_heartbeat_s
     yield b"retry: 1000\n: stream of game %s from version %d\n\n" % (game_id.encode(), after)
     if views is not None and after > 0:
@@ -139,9 +165,7 @@ async def sse_frames(
     # write: the same bytes, but one trip through the response machinery per batch instead
     # of one per event, which is most of a frame's cost with thousands of streams.
     pending: list[bytes] = []
-    direct = None
-    if wire is not None and views is None:  # a view is folded per stream: that takes its task
-        direct = _DirectFrames(wire, viewer, seated_as_of)
+    direct = None if wire is None else _DirectFrames(wire, viewer, seated_as_of, views, view_each)
     task_writes = 0
     try:
         while True:
