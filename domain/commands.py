@@ -7,16 +7,14 @@ which is also where randomness lives: it hands ``Deal`` the shuffled deck as pla
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 import msgspec
 
-from domain.cards import CODES
 from domain.rules import Rules
+from domain.wire import BotLevel, CardCode, Hex64
 
 SeatNumber = Annotated[int, msgspec.Meta(ge=0, le=3)]
-CardCode = Literal[CODES]  # type: ignore[valid-type]
-"""Every card's short code, e.g. ``"TC"`` (ten of clubs) or ``"AS"``: an enum in the spec."""
 
 
 class _Command(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields=True):
@@ -25,7 +23,7 @@ class _Command(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fie
 
 class CreateGame(_Command, frozen=True, tag="create_game"):
     rules: Rules
-    seed_commitment: str
+    seed_commitment: Hex64
     """SHA-256 (hex) of the secret seed every deck of the game is derived from."""
     first_dealer: SeatNumber
     expires_at: int | None = None
@@ -36,7 +34,7 @@ class CreateGame(_Command, frozen=True, tag="create_game"):
     pause_when_absent: bool = False
     away_pace_ms: int = 0
     idle_expiry_ms: int | None = None
-    stand_in: str = "heuristic"
+    stand_in: BotLevel = "heuristic"
     rated: bool = False
     private: bool = False
 

@@ -13,6 +13,7 @@ from typing import Literal
 import msgspec
 
 from domain.rules import Rules
+from domain.wire import BotLevel, CardCode, FourHands, Hex64, SeedHex, SuitLetter
 
 
 # gc=False: an event holds only numbers, strings and tuples of them, so it can be in no reference
@@ -24,7 +25,7 @@ class _Event(msgspec.Struct, frozen=True, tag_field="type", omit_defaults=False,
 
 class GameCreated(_Event, frozen=True, tag="GameCreated"):
     rules: Rules = Rules()
-    seed_commitment: str = ""
+    seed_commitment: Hex64 = ""
     """SHA-256 (hex) of the secret seed every deck of the game is derived from; the seed itself
     is published by SeedRevealed at the end."""
     first_dealer: int = 0
@@ -51,7 +52,7 @@ class GameCreated(_Event, frozen=True, tag="GameCreated"):
     idle_expiry_ms: int | None = None
     """A game paused, or waiting with no clock on a person, this long after it was last
     active is closed (``GameAborted``, reason ``idle``). Null: never."""
-    stand_in: str = "heuristic"
+    stand_in: BotLevel = "heuristic"
     """The bot level that decides for a person who is away, gone or out of time (a name of
     ``domain.bots.BOTS``); ``heuristic`` in logs written before the table chose one."""
     rated: bool = False
@@ -67,8 +68,8 @@ class PlayerJoined(_Event, frozen=True, tag="PlayerJoined"):
     """The seat taken, 0..3."""
     name: str = ""
     """The name shown for the seat."""
-    bot: str | None = None
-    """The bot kind playing the seat (random or heuristic), or null for a person."""
+    bot: BotLevel | None = None
+    """The bot level playing the seat, or null for a person."""
     player: str | None = None
     """The public id of the player identity the person joined with (null: anonymous, or a
     bot). Rated games and a player's game list are built from it."""
@@ -83,11 +84,11 @@ class Dealt(_Event, frozen=True, tag="Dealt"):
     """Deal number within the hand: above 1 after an exhausted pack was redealt."""
     dealer: int = 0
     """The seat that dealt."""
-    hands: tuple[tuple[str, ...] | None, ...] = (None, None, None, None)
+    hands: FourHands = (None, None, None, None)
     """Six cards per seat, indexed by seat; null where the viewer may not see them: in the event
     log and on streams every hand but the viewer's own, even after the end. The replay (once
     the game is over) shows every hand."""
-    stock: tuple[str, ...] | None = None
+    stock: tuple[CardCode, ...] | None = None
     """The undealt rest of the pack in order, from the first kick on; null in the event log and
     on streams for every viewer, shown in the replay (once the game is over)."""
 
@@ -104,7 +105,7 @@ class Dealt(_Event, frozen=True, tag="Dealt"):
 class Revealed(_Event, frozen=True, tag="Revealed"):
     """The dealer turned up a card (the kick). ``points`` went to the dealer's ``team``."""
 
-    card: str = ""
+    card: CardCode = ""
     """The card turned up (out of play: it belongs to nobody)."""
     points: int = 0
     """Points it scored at once for the dealer's team: A = 1, 6 = 2 (2 with tobago_kick), J = 3,
@@ -139,12 +140,12 @@ class PackRun(_Event, frozen=True, tag="PackRun"):
 
     seat: int = 0
     """The dealer, who ran the pack."""
-    hands: tuple[tuple[str, ...] | None, ...] = (None, None, None, None)
+    hands: FourHands = (None, None, None, None)
     """Three more cards per seat, indexed by seat; null where the viewer may not see them."""
 
 
 class TrumpSet(_Event, frozen=True, tag="TrumpSet"):
-    suit: str = ""
+    suit: SuitLetter = ""
     """The trump suit's letter: C, D, H or S."""
 
 
@@ -158,7 +159,7 @@ class Redealt(_Event, frozen=True, tag="Redealt"):
 class CardPlayed(_Event, frozen=True, tag="CardPlayed"):
     seat: int = 0
     """The seat that played."""
-    card: str = ""
+    card: CardCode = ""
     """The card played."""
 
 
@@ -167,7 +168,7 @@ class TrickWon(_Event, frozen=True, tag="TrickWon"):
     """The seat that won the trick (and leads the next)."""
     team: int = 0
     """That seat's team, which captured the cards."""
-    cards: tuple[str, ...] = ()
+    cards: tuple[CardCode, ...] = ()
     """The trick's cards in the order they were played, from the leader's."""
 
 
@@ -182,7 +183,7 @@ class Award(msgspec.Struct, frozen=True):
     """The team that scored it."""
     points: int
     """Points scored: 1, or 3 for hang_jack."""
-    card: str | None = None
+    card: CardCode | None = None
     """The card that earned it (High, Low, Jack); None for Game."""
     seat: int | None = None
     """The seat that was dealt that card (High, Low, Jack)."""
@@ -290,7 +291,7 @@ class SeedRevealed(_Event, frozen=True, tag="SeedRevealed"):
     """The secret seed, so anyone can re-derive every deal (``verify``); right after the
     game's end (only ``RematchCreated`` may follow)."""
 
-    seed: str = ""
+    seed: SeedHex = ""
     """The game's secret seed (hex): re-derive and check every deal with it."""
 
 

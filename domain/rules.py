@@ -14,7 +14,7 @@ pace of Board Game Arena's real-time "normal speed" for a trick-taking game."""
 TurnSeconds = Annotated[int, msgspec.Meta(ge=1, le=86_400)]
 
 
-class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class Rules(msgspec.Struct, frozen=True):
     """Options of one game. The defaults are the Trinidad game."""
 
     target: Annotated[int, msgspec.Meta(ge=1, le=99)] = 14

@@ -18,6 +18,7 @@ from domain.events import Dealt, Event, PackRun
 from domain.legal import legal_moves, seat_actions
 from domain.rules import Rules
 from domain.state import EndReason, Phase, Player, State
+from domain.wire import BotLevel, CardCode, Hex64, SeedHex, SuitLetter
 
 Viewer = int | None
 """A seat number 0..3, or None for a spectator."""
@@ -46,7 +47,7 @@ class SeatView(msgspec.Struct, frozen=True):
     """The seat's team: 0 (seats 0 and 2) or 1 (seats 1 and 3)."""
     name: str | None
     """None while the seat is open."""
-    bot: str | None
+    bot: BotLevel | None
     """The bot kind playing the seat, or null for a person (or an open seat)."""
     cards_held: int
     """How many cards the seat holds now."""
@@ -66,7 +67,7 @@ class SeatView(msgspec.Struct, frozen=True):
 class PlayedCard(msgspec.Struct, frozen=True):
     seat: int
     """The seat that played it."""
-    card: str
+    card: CardCode
     """The card."""
 
 
@@ -92,11 +93,11 @@ class View(msgspec.Struct, frozen=True):
     """The deal within the hand, from 1 (above 1 after an exhausted pack was redealt)."""
     to_act: int | None
     """The seat whose decision is awaited, or null (seating, dealing, the end)."""
-    trump: str | None
+    trump: SuitLetter | None
     """The trump suit's letter (C, D, H, S) once it is set; null before: while the dealer's
     right stands or begs and while the dealer chooses, the proposed trump is the suit of the
     first kick (``kicks[0]``)."""
-    kicks: tuple[str, ...]
+    kicks: tuple[CardCode, ...]
     """Cards turned up this hand, first kick first."""
     scores: tuple[int, int]
     """Both teams' scores, team 0 first."""
@@ -109,16 +110,16 @@ class View(msgspec.Struct, frozen=True):
     """Complete tricks of this hand so far."""
     game_counts: tuple[int, int]
     """Game count each team has captured so far this hand (captured cards are public)."""
-    hand: tuple[str, ...] | None
+    hand: tuple[CardCode, ...] | None
     """The viewer's own cards, highest suit last; None for a spectator."""
     legal_actions: tuple[PlayerCommand, ...]
     """Exactly the moves the viewer may make now (empty when it is not their turn, and for a
     spectator); each can be sent back as a command as it is."""
     winner: int | None
     """The winning team once the game is won (null otherwise, and after an abort)."""
-    seed_commitment: str
+    seed_commitment: Hex64
     """SHA-256 (hex) of the game's secret seed."""
-    seed: str | None
+    seed: SeedHex | None
     """The seed, once the game is over (null before)."""
     deadline: int | None
     """When the seat to act times out, in ms since the epoch (draw a countdown from it); None
@@ -148,6 +149,9 @@ class View(msgspec.Struct, frozen=True):
     rated: bool = False
     """A rated table (made by matchmaking): its result moves its players' ratings, and it
     gives no hints."""
+    stand_in: BotLevel = "heuristic"
+    """The bot level that plays a person's seat while they are away, after they leave, or
+    when their clock runs out (the table's choice at creation)."""
 
 
 @lru_cache(maxsize=8192)
@@ -225,4 +229,5 @@ def view(state: State, viewer: Viewer) -> View:
         state.paused,
         state.idle_expires_at,
         state.rated,
+        state.stand_in,
     )

@@ -17,7 +17,7 @@ from typing import Literal
 
 import msgspec
 
-from domain import State
+from domain import EndReason, State
 from server.clock import Clock, system_clock
 from server.errors import ServiceError
 from server.store import RedisEventStore
@@ -58,7 +58,7 @@ class GameSummary(msgspec.Struct, frozen=True):
     """open (waiting for players), in_progress or finished."""
     open_seats: tuple[int, ...]
     """Seats a newcomer may take: open ones, and in a game in progress those whose person left or
-    is away."""
+    is away; never a seat in ``reserved``."""
     players: tuple[str | None, ...]
     """The name at each seat, null where open."""
     scores: tuple[int, int]
@@ -69,8 +69,9 @@ class GameSummary(msgspec.Struct, frozen=True):
     """Milliseconds since the epoch; listings are newest first."""
     winner: int | None = None
     """The winning team of a finished game (null otherwise)."""
-    end_reason: str | None = None
-    """How a finished game ended: ``target``, ``resigned``, ``aborted`` or ``expired``."""
+    end_reason: EndReason | None = None
+    """How a finished game ended: ``target``, ``resigned``, ``aborted``, ``expired`` or
+    ``idle``."""
     rematch_of: str | None = None
     """The game this table is a rematch of, or null."""
     turn_seconds: int | None = None
@@ -81,6 +82,12 @@ class GameSummary(msgspec.Struct, frozen=True):
     player_ids: tuple[str | None, ...] = ()
     """The public player id at each seat, null where the seat is open, a bot's or an
     anonymous person's (empty in listings written before player identities)."""
+    reserved: tuple[int, ...] = ()
+    """Free seats a rematch keeps for the people of the last game: only they may take them
+    (anyone else gets 409 ``seat_reserved``) until ``reserved_until``; after that they are
+    open to anyone (the listing is not rewritten at that moment: compare the time)."""
+    reserved_until: int | None = None
+    """Until when (ms since the epoch) ``reserved`` seats are kept; null without any."""
 
 
 class GamePage(msgspec.Struct, frozen=True):
@@ -98,9 +105,9 @@ def status_of(state: State) -> Status:
     return "in_progress"
 
 
-def _open_seats(state: State) -> tuple[int, ...]:
-    """Seats a newcomer may take: open ones and, in a game in progress, those whose person
-    left or is away (a new person may take them over)."""
+def _free_seats(state: State) -> tuple[int, ...]:
+    """Seats nobody holds: open ones and, in a game in progress, those whose person left or
+    is away (a new person may take them over)."""
     if state.phase == "ended":
         return ()
     return tuple(
@@ -108,6 +115,18 @@ def _open_seats(state: State) -> tuple[int, ...]:
         for seat, p in enumerate(state.players)
         if p is None or (p.bot is None and (p.left or p.away))
     )
+
+
+def _reserved_seats(state: State) -> tuple[int, ...]:
+    """Free seats a rematch keeps for the people of the last game (until ``reserved_until``:
+    the listing is written when the game changes, not when the reservation lapses, so it
+    gives the time and a client compares it with its clock)."""
+    return tuple(seat for seat in _free_seats(state) if seat in state.reserved)
+
+
+def _open_seats(state: State) -> tuple[int, ...]:
+    """Seats a newcomer may take now: free and not kept for a rematch's people."""
+    return tuple(seat for seat in _free_seats(state) if seat not in state.reserved)
 
 
 _decoder = msgspec.json.Decoder(GameSummary)
@@ -174,6 +193,8 @@ class Lobby:
             turn_seconds=state.rules.clock_ms // 1000 if state.rules.clock_ms else None,
             rated=state.rated,
             player_ids=tuple(None if p is None else p.player for p in state.players),
+            reserved=_reserved_seats(state),
+            reserved_until=state.reserved_until if state.reserved else None,
         )
         position = 0 if state.private else STATUSES.index(summary.status) + 1
         encoded = msgspec.json.encode(summary)

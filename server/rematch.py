@@ -41,6 +41,7 @@ async def open_rematch(service: GameService, game_id: str) -> CommandResult:
         rematch_of=game_id,
         reserved=people,
         with_creator=False,
+        stand_in=state.stand_in,  # the table's choice carries over
     )
     try:
         await service.run(game_id, [NoteRematch(new_id)], f"rematch:{new_id}")

@@ -143,6 +143,7 @@ class GameService:
         private: bool = False,
         rated: bool = False,
         people: Sequence[tuple[str, str] | None] = (),
+        stand_in: str | None = None,
     ) -> CommandResult:
         """Create a game; seats with a bot kind are filled at once. With all four seats bots
         the whole game is played out before this returns. ``game_id`` names the game (a
@@ -155,7 +156,9 @@ class GameService:
 
         ``private``: an unlisted table, seated only with its invitation (in the answer, derived
         from the key like the creator token). ``rated``: its result rates its players, who
-        are ``people`` (name, player id) per seat, seated in the same append (matchmaking)."""
+        are ``people`` (name, player id) per seat, seated in the same append (matchmaking).
+        ``stand_in``: the bot level that plays for an away, gone or timed-out person (None:
+        the server's)."""
         for kind in bots:
             if kind is not None and kind not in BOTS:
                 raise ValueError(f"unknown bot kind {kind!r}")
@@ -165,7 +168,12 @@ class GameService:
         seed = await self.store.put_secret(game_id, secrets.token_hex(32))
         now = self.clock()
         commands = self._opening(seed, rules, bots, now, rematch_of=rematch_of, reserved=reserved)
-        commands[0] = msgspec.structs.replace(_creation(commands), private=private, rated=rated)
+        commands[0] = msgspec.structs.replace(
+            _creation(commands),
+            private=private,
+            rated=rated,
+            stand_in=stand_in or self._table.stand_in,
+        )
         commands += [
             Join(seat, name, player=player_id) for seat, (name, player_id) in _seated(people)
         ]
@@ -225,7 +233,6 @@ class GameService:
                 pause_when_absent=self._table.pause_when_absent,
                 away_pace_ms=self._table.away_pace_ms,
                 idle_expiry_ms=self._table.idle_expiry_ms,
-                stand_in=self._table.stand_in,
             ),
             *(c for c in opening[1:] if isinstance(c, Join) and c.bot is not None),
         ]

@@ -105,7 +105,7 @@ def test_request_bodies_refuse_unknown_properties_as_the_server_does(
     committed: dict[str, Any],
 ) -> None:
     schemas = committed["components"]["schemas"]
-    for name in ("CreateGame", "Rules", "TakeSeat", "AddBot", "PlayCommand", "StandCommand"):
+    for name in ("CreateGame", "RuleChoices", "TakeSeat", "AddBot", "PlayCommand", "StandCommand"):
         assert schemas[name]["additionalProperties"] is False, name
     bots = schemas["CreateGame"]["properties"]["bots"]
     assert bots["items"] == {

@@ -8,29 +8,40 @@ from typing import Annotated, Literal
 import msgspec
 
 from domain import PlayerCommand, Rules, View
-from domain.commands import CardCode
+from domain.wire import BotLevel, CardCode
 from server.names import MAX_LENGTH
 from server.replay.format import EventEnvelope
 
-BotKind = Literal["random", "heuristic", "strong", "master"]
-"""The bot levels (``domain.bots.BOTS``; a test holds the two together)."""
 SeatNo = Annotated[int, msgspec.Meta(ge=0, le=3, description="Seat 0..3, counterclockwise")]
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_LENGTH)]
 """Only the length: what a name may hold is :mod:`server.names`' to say (400 ``invalid_name``)."""
 
 
+class RuleChoices(Rules, frozen=True, forbid_unknown_fields=True):
+    """The rule options a new table asks for: any left out takes its default (the Trinidad
+    game). The table's rules as recorded (``Rules``, in views and events) name every one."""
+
+    def as_rules(self) -> Rules:
+        """These choices as the domain's rules."""
+        return Rules(**msgspec.structs.asdict(self))
+
+
 class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    rules: Rules = Rules()
+    rules: RuleChoices = RuleChoices()
     # A list with a default factory: Litestar documents a tuple with a default as
     # ``oneOf: [<the items>, {}]``, which would let any item through in the spec.
-    bots: Annotated[list[BotKind | None], msgspec.Meta(min_length=4, max_length=4)] = msgspec.field(
-        default_factory=lambda: [None, None, None, None]
+    bots: Annotated[list[BotLevel | None], msgspec.Meta(min_length=4, max_length=4)] = (
+        msgspec.field(default_factory=lambda: [None, None, None, None])
     )
     """A bot kind per seat to fill at once, or null to leave the seat open for a person."""
     private: bool = False
     """A private table: not listed in the lobby; seats are taken only with its invitation
     (``invite`` in the answer: share it as a link), bots seated only by its creator or a
     person at it."""
+    stand_in: BotLevel | None = None
+    """The bot level that plays a person's seat while they are away, after they leave, or
+    when their clock runs out; null: the server's choice (``ALLFOURS_STAND_IN``, by default
+    ``strong``). The table's view and its ``GameCreated`` event show the level chosen."""
 
 
 class GameRef(msgspec.Struct, frozen=True):
@@ -86,7 +97,7 @@ class SeatGranted(msgspec.Struct, frozen=True):
 
 
 class AddBot(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    kind: BotKind = "heuristic"
+    kind: BotLevel = "heuristic"
     """The bot level: random (a random legal move), heuristic (plays sensibly), strong (a
     quick search over the hidden hands) or master (a deeper search)."""
 

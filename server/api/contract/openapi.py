@@ -3,20 +3,24 @@ operations, and schemas that say when a body refuses unknown fields."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, get_args, get_type_hints
 
 from litestar._openapi.schema_generation.plugins.struct import StructSchemaPlugin
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import (
+    Discriminator,
     Link,
     OpenAPIHeader,
     OpenAPIResponse,
     OpenAPIType,
     Operation,
+    Reference,
+    RequestBody,
     Schema,
 )
-from msgspec import UnsetType
+from msgspec import Struct, UnsetType
 
 from server.api.contract.field_docs import field_descriptions, type_description
 from server.api.contract.problems import PROBLEM_MEDIA_TYPE, STATUS_OF, Problem
@@ -124,6 +128,12 @@ class StrictStructSchemaPlugin(StructSchemaPlugin):
             schema.required = sorted(
                 name for name in schema.properties if not _may_be_unset(struct, name)
             )
+            for prop in schema.properties.values():
+                if isinstance(prop, Schema):  # sent always: a default would only mislead
+                    prop.default = None
+        for name, prop in (schema.properties or {}).items():
+            if isinstance(prop, Schema):
+                schema.properties[name] = _tidy(prop)  # type: ignore[index]
         if schema.description is None:
             schema.description = type_description(struct)
         docs = field_descriptions(struct)
@@ -133,6 +143,84 @@ class StrictStructSchemaPlugin(StructSchemaPlugin):
             if name in docs and isinstance(prop, Schema) and prop.description is None:
                 prop.description = docs[name]
         return schema
+
+
+def _tidy(schema: Schema) -> Schema:
+    """``schema`` as a client generator needs it, through arrays' items at any depth: without
+    the empty ``{}`` arm Litestar adds to the ``oneOf`` of a tuple field with a default
+    (``tuple[X, ...] = ()`` comes out as ``oneOf: [X, {}]``, which admits anything and makes
+    generated types ``unknown``), a ``oneOf`` of one arm folded into its parent, and a
+    ``discriminator`` on a ``oneOf`` of tagged structs (events, commands)."""
+    if isinstance(schema.items, Schema):
+        schema.items = _tidy(schema.items)
+    if schema.one_of is not None:
+        arms = [
+            _tidy(arm) if isinstance(arm, Schema) else arm
+            for arm in schema.one_of
+            if not (isinstance(arm, Schema) and arm == Schema())
+        ]
+        if len(arms) == 1 and isinstance(arms[0], Schema):
+            only = arms[0]
+            schema.one_of = None
+            for key in _SCHEMA_FIELDS:
+                if getattr(schema, key) is None and getattr(only, key) is not None:
+                    setattr(schema, key, getattr(only, key))
+        else:
+            schema.one_of = arms
+            schema.discriminator = _discriminator(arms)
+    return schema
+
+
+def _discriminator(arms: Sequence[Schema | Reference]) -> Discriminator | None:
+    """The discriminator of a ``oneOf`` whose arms are all tagged structs with one tag field
+    (msgspec's tagged unions): each tag mapped to its arm's schema."""
+    mapping: dict[str, str] = {}
+    fields_: set[str] = set()
+    for arm in arms:
+        if not isinstance(arm, Reference):
+            return None
+        # While the document is built a reference names its type by its whole import path
+        # (``domain_commands_Stand``); the document names the schema by the class's name,
+        # unique among tagged structs (a test checks every mapping against the document).
+        name = arm.ref.rsplit("/", 1)[-1].rsplit("_", 1)[-1]
+        tagged = _TAGGED.get(name)
+        if tagged is None:
+            return None
+        fields_.add(tagged[0])
+        mapping[tagged[1]] = f"#/components/schemas/{name}"
+    if len(fields_) != 1:
+        return None
+    return Discriminator(property_name=fields_.pop(), mapping=mapping)
+
+
+def _tagged_structs() -> dict[str, tuple[str, str]]:
+    """Each tagged struct's schema name (its class name) with its tag field and tag, for the
+    names that only one tagged struct has."""
+    found: dict[str, list[tuple[str, str]]] = {}
+    pending: list[type[Struct]] = [Struct]
+    while pending:
+        struct = pending.pop()
+        pending.extend(struct.__subclasses__())
+        config = struct.__struct_config__
+        if config.tag_field is not None and isinstance(config.tag, str):
+            found.setdefault(struct.__name__, []).append((config.tag_field, config.tag))
+    return {name: tags[0] for name, tags in found.items() if len(tags) == 1}
+
+
+class _Tagged(dict[str, tuple[str, str]]):
+    """``_tagged_structs()``, found on first use (once every model module is imported)."""
+
+    def get(self, name: str, default: None = None) -> tuple[str, str] | None:  # type: ignore[override]
+        if not self:
+            self.update(_tagged_structs())
+        return super().get(name, default)
+
+
+_TAGGED = _Tagged()
+
+
+_SCHEMA_FIELDS = tuple(f.name for f in fields(Schema) if f.default is None)
+"""The fields of a schema that are unset when None."""
 
 
 def _may_be_unset(struct: type, name: str) -> bool:
@@ -164,6 +252,11 @@ class DocumentedOperation(Operation):
     ``X-Request-ID`` on all, ``Retry-After`` with 429 and 503, ``WWW-Authenticate`` with 401."""
 
     def __post_init__(self) -> None:
+        body = self.request_body
+        if isinstance(body, RequestBody):
+            for media in (body.content or {}).values():
+                if isinstance(media.schema, Schema):
+                    media.schema = _tidy(media.schema)
         for status, response in (self.responses or {}).items():
             if not isinstance(response, OpenAPIResponse):
                 continue

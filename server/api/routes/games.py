@@ -93,10 +93,11 @@ class GamesController(Controller):
             request,
             partial(
                 ctx.service.create_game,
-                data.rules,
+                data.rules.as_rules(),
                 data.bots,
                 idempotency_key,
                 private=data.private,
+                stand_in=data.stand_in,
             ),
             made_already,
         )
