@@ -91,12 +91,15 @@ def test_stream_is_documented_as_server_sent_events(committed: dict[str, Any]) -
     assert stream["operationId"] == "streamEvents"
     ok = stream["responses"]["200"]["content"]
     assert list(ok) == [SSE]
-    message = ok[SSE]["schema"]  # one SSE message, as OpenAPI 3.1 tools read event streams
-    assert set(message["properties"]) == {"id", "event", "data", "retry"}
-    data = message["properties"]["data"]
-    assert data["type"] == "string" and data["contentMediaType"] == "application/json"
-    variants = {ref["$ref"].rsplit("/", 1)[1] for ref in data["contentSchema"]["oneOf"]}
-    assert {"Dealt", "CardPlayed", "SeedRevealed", "Resync"} <= variants
+    # The schema is the type of each message's data, as a client generator reads it (not a
+    # frame whose payload hides in contentSchema, which generators ignore): the events, under
+    # their discriminator, a view, or the resync's {}.
+    data = ok[SSE]["schema"]
+    events, *others = data["oneOf"]
+    assert {ref["$ref"].rsplit("/", 1)[1] for ref in others} == {"View", "Resync"}
+    variants = {ref["$ref"].rsplit("/", 1)[1] for ref in events["oneOf"]}
+    assert {"Dealt", "CardPlayed", "SeedRevealed", "GameCreated"} <= variants
+    assert events["discriminator"]["propertyName"] == "type"
     params = {p["name"] for p in stream["parameters"]}
     assert {"game_id", "after", "token", "Last-Event-ID"} <= params
 

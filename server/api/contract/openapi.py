@@ -166,9 +166,24 @@ def _tidy(schema: Schema) -> Schema:
                 if getattr(schema, key) is None and getattr(only, key) is not None:
                     setattr(schema, key, getattr(only, key))
         else:
-            schema.one_of = arms
-            schema.discriminator = _discriminator(arms)
+            schema.one_of = _grouped(arms)
+            schema.discriminator = _discriminator(schema.one_of)
+            if schema.pattern is not None:  # an optional string's pattern: on the string
+                for arm in arms:
+                    if isinstance(arm, Schema) and arm.type == OpenAPIType.STRING:
+                        arm.pattern = schema.pattern
+                schema.pattern = None
     return schema
+
+
+def _grouped(arms: list[Schema | Reference]) -> list[Schema | Reference]:
+    """A ``oneOf`` that mixes tagged structs with other schemas (a stream's data: an event, a
+    view or ``{}``) with the tagged ones gathered into one discriminated ``oneOf`` arm."""
+    tagged = [arm for arm in arms if _discriminator([arm]) is not None]
+    if len(tagged) < 2 or len(tagged) == len(arms):
+        return arms
+    events = Schema(one_of=tagged, discriminator=_discriminator(tagged))
+    return [events, *(arm for arm in arms if arm not in tagged)]
 
 
 def _discriminator(arms: Sequence[Schema | Reference]) -> Discriminator | None:
@@ -310,9 +325,10 @@ SEAT_LINKS = {
 
 
 def sse_operation(media_type: str) -> type[Operation]:
-    """An ``operation_class`` for a Server-Sent Events endpoint: its 200 ``schema`` (generated
-    from the data's type) becomes the schema of one SSE message, as OpenAPI 3.1 tools read it
-    for ``text/event-stream``: ``id``, ``event`` and ``data``, a JSON text of that type."""
+    """An ``operation_class`` for a Server-Sent Events endpoint: its 200 ``schema`` is the
+    type of each message's ``data`` (the JSON a client parses), as client generators read a
+    response's schema; the framing (``id``, ``event``, ``data`` lines, ``:`` heartbeats) is
+    the SSE protocol's, and the response's description says how it is used."""
 
     @dataclass
     class SSEOperation(DocumentedOperation):
@@ -322,24 +338,7 @@ def sse_operation(media_type: str) -> type[Operation]:
             if not isinstance(response, OpenAPIResponse) or not response.content:
                 return
             media = response.content[media_type]
-            media.schema = Schema(
-                type=OpenAPIType.OBJECT,
-                title="SSEMessage",
-                description="One message of the stream (a heartbeat is a comment, not one)",
-                properties={
-                    "id": Schema(type=OpenAPIType.STRING, description="The event's version"),
-                    "event": Schema(type=OpenAPIType.STRING, description="The event's type"),
-                    "data": Schema(
-                        type=OpenAPIType.STRING,
-                        description="The event, as JSON",
-                        content_media_type="application/json",
-                        content_schema=media.schema,
-                    ),
-                    "retry": Schema(
-                        type=OpenAPIType.INTEGER, description="Reconnection delay (ms)"
-                    ),
-                },
-                required=["data"],
-            )
+            if isinstance(media.schema, Schema):
+                media.schema = _tidy(media.schema)
 
     return SSEOperation

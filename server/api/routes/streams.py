@@ -292,8 +292,11 @@ class StreamController(Controller):
         responses={
             200: ResponseSpec(
                 data_container=Event | Resync | View,  # type: ignore[arg-type]  # a union documents each frame
-                description="An endless ``text/event-stream``; each message's data is an event "
-                "(or, with ``view=true``, a view; in a last ``resync`` message, ``{}``)",
+                description="An endless ``text/event-stream``. Each message has ``id:`` (the "
+                "event's version; none on a view), ``event:`` (the event's type, or ``view``, "
+                "or ``resync``) and one ``data:`` line, a JSON value of this schema: an event "
+                "(its ``type`` names it), with ``view=true`` a View (``event: view``), and in a "
+                "last ``event: resync`` message ``{}``. Lines starting with ``:`` are heartbeats.",
                 media_type=SSE_MEDIA_TYPE,
                 generate_examples=False,
             ),

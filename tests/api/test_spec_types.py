@@ -1,0 +1,158 @@
+"""The spec types what a client generator reads exactly (issue 25): every card, suit and bot
+level is its enum, response fields are required, hands have four entries, hashes have their
+pattern, and every ``oneOf`` of tagged messages has a discriminator that a generator can use."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from support import ROOT
+
+from domain import CODES
+from domain.bots import BOTS
+from domain.cards import SUITS
+from domain.wire import BOT_LEVELS, SUIT_LETTERS
+
+SPEC = json.loads((ROOT / "openapi" / "openapi.json").read_text())
+SCHEMAS: dict[str, Any] = SPEC["components"]["schemas"]
+
+
+def resolve(schema: dict[str, Any]) -> dict[str, Any]:
+    while "$ref" in schema:
+        schema = SCHEMAS[schema["$ref"].rsplit("/", 1)[-1]]
+    return schema
+
+
+def arms(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """The non-null alternatives of a schema (itself when it has none)."""
+    if "oneOf" in schema:
+        return [a for arm in schema["oneOf"] for a in arms(resolve(arm))]
+    return [] if schema.get("type") == "null" else [schema]
+
+
+def only(schema: dict[str, Any]) -> dict[str, Any]:
+    (found,) = arms(resolve(schema))
+    return found
+
+
+def prop(name: str, *path: str) -> dict[str, Any]:
+    """A property of a component, following ``items`` (``[]``) through the path."""
+    schema = SCHEMAS[name]
+    for step in path:
+        schema = only(schema)
+        schema = schema["items"] if step == "[]" else schema["properties"][step]
+    return only(schema)
+
+
+CARD_FIELDS = [
+    ("View", "hand", "[]"),
+    ("View", "kicks", "[]"),
+    ("View", "trick", "[]", "card"),
+    ("View", "last_trick", "[]", "card"),
+    ("CardPlayed", "card"),
+    ("Revealed", "card"),
+    ("TrickWon", "cards", "[]"),
+    ("Dealt", "hands", "[]", "[]"),
+    ("Dealt", "stock", "[]"),
+    ("PackRun", "hands", "[]", "[]"),
+    ("Award", "card"),
+    ("Play", "card"),
+    ("PlayCommand", "card"),
+]
+
+
+def enum(schema: dict[str, Any]) -> list[Any]:
+    """A schema's values but null (an optional enum lists null among them)."""
+    return [value for value in schema["enum"] if value is not None]
+
+
+@pytest.mark.parametrize("where", CARD_FIELDS, ids=lambda where: ".".join(where))
+def test_every_card_is_the_card_enum(where: tuple[str, ...]) -> None:
+    schema = prop(*where)
+    assert "string" in schema["type"] and enum(schema) == list(CODES)
+
+
+@pytest.mark.parametrize("where", [("View", "trump"), ("TrumpSet", "suit")])
+def test_every_suit_is_the_suit_enum(where: tuple[str, ...]) -> None:
+    assert enum(prop(*where)) == list(SUIT_LETTERS) == list(SUITS)
+
+
+def test_bot_levels_are_one_enum_and_the_domains_levels() -> None:
+    assert set(BOT_LEVELS) == set(BOTS)
+    for where in [
+        ("SeatView", "bot"),
+        ("PlayerJoined", "bot"),
+        ("AddBot", "kind"),
+        ("CreateGame", "stand_in"),
+        ("GameCreated", "stand_in"),
+        ("View", "stand_in"),
+    ]:
+        assert enum(prop(*where)) == list(BOT_LEVELS), where
+    assert enum(prop("CreateGame", "bots", "[]")) == list(BOT_LEVELS)
+
+
+def test_end_reasons_are_one_enum() -> None:
+    assert enum(prop("GameSummary", "end_reason")) == enum(prop("View", "end_reason"))
+    assert "idle" in enum(prop("GameSummary", "end_reason"))
+
+
+def test_hands_have_four_entries_and_hashes_their_pattern() -> None:
+    for name in ("Dealt", "PackRun"):
+        hands = SCHEMAS[name]["properties"]["hands"]
+        assert hands["minItems"] == hands["maxItems"] == 4
+    lower = "^[0-9a-f]{64}$"
+    assert prop("GameCreated", "seed_commitment")["pattern"] == lower
+    assert prop("View", "seed_commitment")["pattern"] == lower
+    assert prop("SeedRevealed", "seed")["pattern"] == "^[0-9a-fA-F]{64}$"
+    assert prop("View", "seed")["pattern"] == "^[0-9a-fA-F]{64}$"
+
+
+def walk(node: Any, path: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
+    if isinstance(node, dict):
+        yield path, node
+        for key, value in node.items():
+            yield from walk(value, f"{path}/{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from walk(value, f"{path}/{i}")
+
+
+def test_every_oneof_of_tagged_messages_has_a_discriminator_that_names_each_tag() -> None:
+    seen = 0
+    for path, node in walk(SPEC):
+        alternatives = node.get("oneOf")
+        if not alternatives or not all("$ref" in arm for arm in alternatives):
+            continue
+        discriminator = node.get("discriminator")
+        assert discriminator, f"{path}: a oneOf of messages without a discriminator"
+        field = discriminator["propertyName"]
+        mapped = discriminator["mapping"]
+        assert sorted(mapped.values()) == sorted(arm["$ref"] for arm in alternatives), path
+        for tag, ref in mapped.items():
+            assert resolve({"$ref": ref})["properties"][field]["const"] == tag, (path, tag)
+        seen += 1
+    assert seen >= 6  # events, legal and seat actions, hints, analysis, the command body
+
+
+def test_no_schema_admits_anything() -> None:
+    """Litestar writes ``oneOf: [X, {}]`` for a tuple with a default: the ``{}`` arm would make
+    every generated type ``unknown``."""
+    for path, node in walk(SCHEMAS):
+        for arm in node.get("oneOf", []):
+            assert arm != {}, path
+
+
+def test_responses_require_every_field_and_requests_default_them() -> None:
+    rules = SCHEMAS["Rules"]
+    assert set(rules["required"]) == set(rules["properties"]) - {"turn_seconds"}
+    assert "required" not in SCHEMAS["RuleChoices"] or not SCHEMAS["RuleChoices"]["required"]
+    assert SCHEMAS["CreateGame"]["properties"]["rules"]["$ref"].endswith("/RuleChoices")
+    assert SCHEMAS["View"]["properties"]["rules"]["$ref"].endswith("/Rules")
+    assert SCHEMAS["GameCreated"]["properties"]["rules"]["$ref"].endswith("/Rules")
+    for name in ("View", "SeatView", "GameSummary", "Dealt", "GameCreated", "CommandAccepted"):
+        schema = SCHEMAS[name]
+        assert set(schema["required"]) == set(schema["properties"]), name
+        assert not [p for p, s in schema["properties"].items() if "default" in s], name
