@@ -177,3 +177,51 @@ async def play(api: Any, models: Any, seat: Any, game_id: str, stream: Stream) -
         commands += 1
         view = answer.view
     return commands
+
+
+TYPED_USE = f'''
+"""Uses the generated models the way a typed client would: mypy --strict accepts it only
+while every response field is required and every card and suit is an enum."""
+
+from {PACKAGE}.models.card_played import CardPlayed
+from {PACKAGE}.models.trump_set import TrumpSet
+from {PACKAGE}.models.view import View
+
+
+def target(view: View) -> int:
+    return view.rules.target
+
+
+def hand(view: View) -> list[str]:
+    return [card.value for card in view.hand or []]
+
+
+def played(event: CardPlayed) -> str:
+    return event.card.value
+
+
+def trump(event: TrumpSet) -> str:
+    return event.suit.value
+
+
+def dealer(view: View) -> int:
+    return view.dealer + view.version
+'''
+
+
+def test_the_generated_models_type_check_strictly(generated: ModuleType, tmp_path: Path) -> None:
+    """mypy --strict over code using the generated models: a response field the spec left
+    optional (``Unset``) or a card it left a plain string (no ``.value``) fails it."""
+    use = tmp_path / "typed_use.py"
+    use.write_text(TYPED_USE)
+    where = Path(generated.__file__).parent.parent
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(use)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={"MYPYPATH": str(where), "PATH": "/usr/bin:/bin"},
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr

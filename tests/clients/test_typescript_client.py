@@ -10,12 +10,18 @@ missing.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import pytest
 from client_support import SPEC, tool_or_skip
+
+from domain import CODES
 
 TS = Path(__file__).resolve().parent / "ts"
 CACHE_ROOT = Path(os.environ.get("ALLFOURS_NPM_CACHE", "/var/tmp"))
@@ -51,9 +57,11 @@ def installed_packages() -> Path:
     return cache / "node_modules"
 
 
-def checked_client(where: Path, extra: str = "") -> subprocess.CompletedProcess[str]:
-    """Generate the types into ``where`` next to the client (plus ``extra`` code) and run
-    ``tsc --noEmit`` over it."""
+def checked_client(
+    where: Path, extra: str = "", spec: Path = SPEC
+) -> subprocess.CompletedProcess[str]:
+    """Generate the types from ``spec`` into ``where`` next to the client (plus ``extra``
+    code) and run ``tsc --noEmit`` over it."""
     node = tool_or_skip("node", "the TypeScript client check")
     modules = installed_packages()
     where.mkdir(parents=True, exist_ok=True)
@@ -62,7 +70,7 @@ def checked_client(where: Path, extra: str = "") -> subprocess.CompletedProcess[
     (where / "client.ts").write_text((TS / "client.ts").read_text() + extra)
     generator = modules / "openapi-typescript" / "bin" / "cli.js"
     generated = run(
-        [node, str(generator), *GENERATOR_OPTIONS, str(SPEC), "-o", "schema.d.ts"], where
+        [node, str(generator), *GENERATOR_OPTIONS, str(spec), "-o", "schema.d.ts"], where
     )
     output = generated.stdout + generated.stderr
     assert generated.returncode == 0, output
@@ -92,3 +100,50 @@ def test_the_types_refuse_what_the_spec_refuses(tmp_path: Path) -> None:
     result = checked_client(tmp_path / "client", "\n" + "\n".join(MISTAKES.values()) + "\n")
     for line, mistake in enumerate(MISTAKES, start=first):
         assert f"client.ts({line}," in result.stdout, f"tsc accepted {mistake}:\n{result.stdout}"
+
+
+def _optional_target(spec: dict[str, Any]) -> None:
+    spec["components"]["schemas"]["Rules"]["required"].remove("target")
+
+
+def _walk(node: Any, change: Callable[[dict[str, Any]], None]) -> None:
+    """``change`` every object of a spec, at any depth."""
+    if isinstance(node, dict):
+        change(node)
+        for value in node.values():
+            _walk(value, change)
+    elif isinstance(node, list):
+        for value in node:
+            _walk(value, change)
+
+
+def _cards_as_strings(spec: dict[str, Any]) -> None:
+    _walk(spec, lambda node: node.pop("enum") if node.get("enum") == list(CODES) else None)
+
+
+def _no_discriminator(spec: dict[str, Any]) -> None:
+    _walk(spec, lambda node: node.pop("discriminator", None))
+    for schema in spec["components"]["schemas"].values():
+        if "const" in schema.get("properties", {}).get("type", {}):
+            schema["properties"]["type"] = {"type": "string"}
+
+
+LOOSER = {
+    "a response field made optional": _optional_target,
+    "cards made plain strings": _cards_as_strings,
+    "events no longer told apart by their type": _no_discriminator,
+}
+
+
+@pytest.mark.parametrize("loosen", LOOSER.values(), ids=list(LOOSER))
+def test_the_client_stops_compiling_on_a_looser_spec(
+    tmp_path: Path, loosen: Callable[[dict[str, Any]], None]
+) -> None:
+    """The client's strict part is a real check: each way a spec could type less than the
+    server sends makes it fail to compile."""
+    spec = json.loads(SPEC.read_text())
+    loosen(spec)
+    looser = tmp_path / "openapi.json"
+    looser.write_text(json.dumps(spec))
+    result = checked_client(tmp_path / "client", spec=looser)
+    assert result.returncode != 0, "tsc accepted a looser spec"

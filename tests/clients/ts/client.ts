@@ -10,6 +10,13 @@ type Schemas = components["schemas"];
 type Command = paths["/v1/games/{game_id}/seats/{seat}/commands"]["post"]["requestBody"]["content"]["application/json"];
 type EventType = Schemas["EventEnvelope"]["event"]["type"];
 type Client = ReturnType<typeof connect>;
+/** One stream message's data, as the spec types streamEvents' answer: an event, a view or {}. */
+type StreamData =
+  paths["/v1/games/{game_id}/stream"]["get"]["responses"][200]["content"]["text/event-stream"];
+// Written here, not taken from the generated types: the checks below hold the spec to them.
+type Suit = "C" | "D" | "H" | "S";
+type Card = `${"2" | "3" | "4" | "5" | "6" | "7" | "8" | "9" | "T" | "J" | "Q" | "K" | "A"}${Suit}`;
+const isView = (data: StreamData): data is Schemas["View"] => "legal_actions" in data;
 // The answers as openapi-fetch types them (it reads the schemas' tuples as arrays).
 type View = Awaited<ReturnType<Client["view"]>>;
 type Replay = Awaited<ReturnType<Client["replay"]>>;
@@ -53,9 +60,9 @@ export function connect(baseUrl: string) {
   async function act(table: Table, current: View): Promise<View> {
     const action = current.legal_actions[0];
     if (action === undefined) throw new Error("nothing to do");
-    // A legal action goes back as the command as it is; only a play's card needs its type
-    // narrowed (the view types it as a string, the command as one of the 52 card codes).
-    const body: Command = action.type === "play" ? { ...action, card: action.card as Schemas["PlayCommand"]["card"] } : action;
+    // A legal action goes back as the command as it is: the view types a play's card as one
+    // of the 52 codes, as the command does.
+    const body: Command = action;
     const answer = await api.POST("/v1/games/{game_id}/seats/{seat}/commands", {
       params: {
         path: { game_id: table.gameId, seat: table.seat },
@@ -87,7 +94,10 @@ export function connect(baseUrl: string) {
     const query = `token=${encodeURIComponent(table.token)}&view=true`;
     const source = new EventSource(`${baseUrl}${path.replace("{game_id}", table.gameId)}?${query}`);
     return new Promise((resolve) => {
-      source.addEventListener("view", (message) => onView(JSON.parse(message.data)));
+      source.addEventListener("view", (message) => {
+        const data: StreamData = JSON.parse(message.data);
+        if (isView(data)) onView(data);
+      });
       const shown: EventType[] = ["Dealt", "TrumpSet", "HandScored", "GameEnded"];
       for (const type of shown) {
         source.addEventListener(type, (message) => console.log(`${message.lastEventId}: ${type}`));
@@ -140,4 +150,35 @@ export async function playOneGame(baseUrl: string): Promise<Replay> {
   const all = await client.events(table, 0);
   console.log(`${all.length} events, winner team ${current.winner ?? "none"}`);
   return client.replay(table.gameId);
+}
+
+// Strict types: these compile only while the spec says what the server always sends. A card
+// is one of the 52 codes (never any string), a suit one of four letters, and a response's
+// fields are all present (no `undefined` to check): loosen either in the spec and tsc fails.
+
+/** What a seat can see at a glance, straight from its view. */
+export function glance(view: View): { hand: Card[]; kicks: Card[]; trump: Suit | null; target: number; turn: number | null } {
+  return { hand: view.hand ?? [], kicks: view.kicks, trump: view.trump, target: view.rules.target, turn: view.to_act };
+}
+
+/** The trump a stream message sets, if it sets one. */
+export function trumpSet(data: StreamData): Suit | null {
+  return "type" in data && data.type === "TrumpSet" ? data.suit : null;
+}
+
+/** The cards a stream message shows, told apart by the events' discriminator (`type`). */
+export function cardsShown(data: StreamData): Card[] {
+  if (!("type" in data)) return []; // a view, or the resync's {}
+  switch (data.type) {
+    case "CardPlayed":
+    case "Revealed":
+      return [data.card];
+    case "TrickWon":
+      return data.cards;
+    case "Dealt":
+    case "PackRun":
+      return data.hands.flatMap((hand) => hand ?? []);
+    default:
+      return [];
+  }
 }
