@@ -9,7 +9,7 @@ from importlib.metadata import version
 
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
-from litestar.openapi.spec import Components, SecurityScheme, Server
+from litestar.openapi.spec import Components, SecurityScheme, Server, ServerVariable
 
 from server.api.contract.contract_text import CONTRACT
 from server.api.edge.cors import EXPOSED_HEADERS
@@ -44,7 +44,20 @@ def openapi_config() -> OpenAPIConfig:
         title="allfours",
         version=version("allfours"),
         description=DESCRIPTION,
-        servers=[Server(url="/")],
+        # Where this document is served from: a generated client is pointed at its server's
+        # base URL (``http://127.0.0.1:8000`` for ``make run``), as the README shows.
+        servers=[
+            Server(
+                url="{base}",
+                description="The allfours server this document came from",
+                variables={
+                    "base": ServerVariable(
+                        default="http://127.0.0.1:8000",
+                        description="Scheme, host and port of the server (no path)",
+                    )
+                },
+            )
+        ],
         path=DOCS_PATH,
         render_plugins=[OfflineSwaggerUI(), JsonRenderPlugin()],
         components=Components(

@@ -156,3 +156,21 @@ def test_responses_require_every_field_and_requests_default_them() -> None:
         schema = SCHEMAS[name]
         assert set(schema["required"]) == set(schema["properties"]), name
         assert not [p for p, s in schema["properties"].items() if "default" in s], name
+
+
+def test_one_table_of_error_codes_makes_the_enum_the_statuses_and_the_readme() -> None:
+    from domain import VIOLATION_CODES
+    from server.api.contract.error_codes import ERROR_CODES
+    from server.api.contract.problems import PROBLEM_CODES, STATUS_OF
+
+    assert set(VIOLATION_CODES) <= set(ERROR_CODES)  # every rule's refusal has its row
+    assert set(PROBLEM_CODES) == set(ERROR_CODES)
+    assert {code: entry.status for code, entry in ERROR_CODES.items()} == STATUS_OF
+    code = SCHEMAS["Problem"]["properties"]["code"]
+    assert set(code["enum"]) == set(ERROR_CODES)
+    for name, entry in ERROR_CODES.items():
+        assert f"``{name}`` ({entry.status}): {entry.meaning}" in code["description"]
+    readme = (ROOT / "README.md").read_text()
+    table = readme.split("### Error codes", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "`" in line]
+    assert rows == [f"| {e.status} | `{c}` | {e.meaning} |" for c, e in ERROR_CODES.items()]

@@ -168,6 +168,14 @@ async def test_a_rematch_cannot_be_taken_or_blocked_by_a_public_creation(
     assert rematch not in squatted and asked.json()["creator_token"] is None
     view = await view_of(client, rematch)
     assert view["rematch_of"] == game and view["reserved"] == [0]
+    # The lobby offers a newcomer only what a newcomer may take: the kept seat is listed as
+    # reserved (until when), never among the open seats.
+    listed = (await client.get("/v1/games", params={"status": "open", "limit": 100})).json()
+    (summary,) = [g for g in listed["games"] if g["game_id"] == rematch]
+    assert summary["reserved"] == [0] and 0 not in summary["open_seats"]
+    assert summary["reserved_until"] == view["reserved_until"]
+    newcomer = await client.post(f"/v1/games/{rematch}/seats/0", json={"name": "zed"})
+    problem_of(newcomer, 409, "seat_reserved")
     assert (await view_of(client, game))["rematch"] == rematch
     again = await client.post(f"/v1/games/{game}/rematch", headers=bearer(token))
     assert again.json()["game_id"] == rematch and again.json()["duplicate"] is True

@@ -62,9 +62,9 @@ SEAT_REFUSALS: tuple[str, ...] = ("invalid_request", "unauthorized", "forbidden"
 
 
 def problems(*entries: int | str) -> dict[int, ResponseSpec]:
-    """Response specs for an operation's problems, and 500: each entry a problem ``code`` (it
-    goes under its status, and the status's description lists the operation's codes) or a bare
-    status (described generally); 304 has no body."""
+    """Response specs for an operation's problems, and 415 and 500: each entry a problem
+    ``code`` (it goes under its status, and the status's description lists the operation's
+    codes) or a bare status (described generally); 304 has no body."""
     codes: dict[int, list[str]] = {}
     for entry in entries:
         if isinstance(entry, str):
@@ -72,6 +72,9 @@ def problems(*entries: int | str) -> dict[int, ResponseSpec]:
         else:
             codes.setdefault(entry, [])
     codes.setdefault(500, []).append("internal")
+    # Any request that carries a body not declared JSON is refused before its route runs,
+    # a GET's included (``edge.request_guard.check_content_type``).
+    codes.setdefault(415, []).append("unsupported_media_type")
     specs: dict[int, ResponseSpec] = {}
     for status in sorted(codes):
         if status == 304:

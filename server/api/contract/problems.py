@@ -7,7 +7,7 @@ One function maps each exception kind to a status and code, so a client can bran
 from __future__ import annotations
 
 import logging
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 from litestar import Request, Response
@@ -34,6 +34,7 @@ from litestar.status_codes import (
 )
 
 from domain import VIOLATION_CODES, RuleViolation
+from server.api.contract.error_codes import ERROR_CODES
 from server.errors import (
     ServiceError,
     VersionConflict,
@@ -44,71 +45,17 @@ PROBLEM_MEDIA_TYPE = "application/problem+json"
 _log = logging.getLogger("allfours.api")
 
 
-REQUEST_CODES = (
-    "version_conflict",
-    "game_not_finished",
-    "idempotency_key_reused",
-    "not_found",
-    "unauthorized",
-    "forbidden",
-    "rate_limited",
-    "unavailable",
-    "busy",
-    "invalid_request",
-    "seat_mismatch",
-    "method_not_allowed",
-    "payload_too_large",
-    "internal",
-    "unsupported_media_type",
-    "too_many_connections",
-    "too_many_streams",
-    "quota_exceeded",
-    "target_too_high",
-    "search_needs_a_person",
-    "clock_too_short",
-    "name_taken",
-    "headers_too_large",
-    "invalid_name",
-)
-"""Codes of problems that are not the rules': requests, auth, limits and outages."""
-
-STATUS_OF: dict[str, int] = {
-    **{code: HTTP_409_CONFLICT for code in VIOLATION_CODES},
-    "unknown_card": HTTP_422_UNPROCESSABLE_ENTITY,
-    "invalid_deck": HTTP_422_UNPROCESSABLE_ENTITY,
-    "invalid_seat": HTTP_422_UNPROCESSABLE_ENTITY,
-    "version_conflict": HTTP_409_CONFLICT,
-    "game_not_finished": HTTP_409_CONFLICT,
-    "idempotency_key_reused": HTTP_409_CONFLICT,
-    "not_found": HTTP_404_NOT_FOUND,
-    "unauthorized": HTTP_401_UNAUTHORIZED,
-    "forbidden": HTTP_403_FORBIDDEN,
-    "rate_limited": HTTP_429_TOO_MANY_REQUESTS,
-    "unavailable": HTTP_503_SERVICE_UNAVAILABLE,
-    "busy": HTTP_503_SERVICE_UNAVAILABLE,
-    "invalid_request": HTTP_400_BAD_REQUEST,
-    # 409, not 400: the body is well formed; it conflicts with the path's seat.
-    "seat_mismatch": HTTP_409_CONFLICT,
-    "method_not_allowed": HTTP_405_METHOD_NOT_ALLOWED,
-    "payload_too_large": HTTP_413_REQUEST_ENTITY_TOO_LARGE,
-    "internal": HTTP_500_INTERNAL_SERVER_ERROR,
-    "unsupported_media_type": HTTP_415_UNSUPPORTED_MEDIA_TYPE,
-    "too_many_connections": HTTP_429_TOO_MANY_REQUESTS,
-    "too_many_streams": HTTP_429_TOO_MANY_REQUESTS,
-    "quota_exceeded": HTTP_429_TOO_MANY_REQUESTS,
-    # 409, not 422: the body is valid; this server's limit for all-bot games refuses it.
-    "target_too_high": HTTP_409_CONFLICT,
-    "search_needs_a_person": HTTP_409_CONFLICT,
-    "clock_too_short": HTTP_409_CONFLICT,
-    "name_taken": HTTP_409_CONFLICT,
-    "headers_too_large": HTTP_431_REQUEST_HEADER_FIELDS_TOO_LARGE,
-    "invalid_name": HTTP_400_BAD_REQUEST,
-}
+STATUS_OF: dict[str, int] = {code: entry.status for code, entry in ERROR_CODES.items()}
 """The status each problem code comes with (what ``_to_problem`` does; a test holds them to
 it), so each operation's spec can list its codes under the right status."""
+REQUEST_CODES: tuple[str, ...] = tuple(c for c in ERROR_CODES if c not in VIOLATION_CODES)
+"""Codes of problems that are not the rules': requests, auth, limits and outages."""
 PROBLEM_CODES: tuple[str, ...] = (*VIOLATION_CODES, *REQUEST_CODES)
 ProblemCode = Literal[PROBLEM_CODES]  # type: ignore[valid-type]
 """Every ``code`` a problem can carry: an enum in the spec, so clients can switch on it."""
+_CODE_DOC = "Stable machine-readable code: branch on this.\n\n" + "\n".join(
+    f"- ``{code}`` ({entry.status}): {entry.meaning}" for code, entry in ERROR_CODES.items()
+)
 
 
 class Problem(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -120,8 +67,10 @@ class Problem(msgspec.Struct, frozen=True, omit_defaults=True):
     """A short summary of the status."""
     status: int
     """The HTTP status code."""
-    code: ProblemCode
-    """Stable machine-readable code: branch on this."""
+    code: Annotated[
+        ProblemCode,
+        msgspec.Meta(description=_CODE_DOC),
+    ]
     detail: str | None = None
     """What went wrong with this request, for a person to read."""
     instance: str | None = None
@@ -164,6 +113,43 @@ _TITLES = {
 }
 
 
+def problem_of(
+    status: int,
+    code: str,
+    detail: str | None,
+    *,
+    instance: str | None = None,
+    current_version: int | None = None,
+    retry_after: int | None = None,
+) -> Problem:
+    """The problem for ``code``, as every answer writes it."""
+    return Problem(
+        type=f"urn:allfours:problem:{code}",
+        title=_TITLES.get(status, "Error"),
+        status=status,
+        code=code,
+        detail=detail,
+        instance=instance,
+        current_version=current_version,
+        retry_after=retry_after,
+    )
+
+
+def problem_body(
+    status: int,
+    code: str,
+    detail: str,
+    *,
+    instance: str | None = None,
+    retry_after: int | None = None,
+) -> bytes:
+    """A problem's JSON for the answers written below the app (connection and stream caps),
+    in the same form as the app's own."""
+    return msgspec.json.encode(
+        problem_of(status, code, detail, instance=instance, retry_after=retry_after)
+    )
+
+
 def problem_response(
     request: Request[Any, Any, Any] | None,
     status: int,
@@ -174,12 +160,10 @@ def problem_response(
     retry_after: int | None = None,
     headers: dict[str, str] | None = None,
 ) -> Response[Problem]:
-    problem = Problem(
-        type=f"urn:allfours:problem:{code}",
-        title=_TITLES.get(status, "Error"),
-        status=status,
-        code=code,
-        detail=detail,
+    problem = problem_of(
+        status,
+        code,
+        detail,
         instance=None if request is None else request.url.path,
         current_version=current_version,
         retry_after=retry_after,

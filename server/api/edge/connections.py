@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
-import json
 import resource
 import time
 from collections import defaultdict
@@ -37,6 +36,7 @@ from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from server.api.contract.problems import problem_body
 from server.api.edge.layers import RAW_ANSWER_HEADERS
 from server.settings import Settings
 
@@ -187,17 +187,8 @@ class GuardedProtocol(HttpToolsProtocol):
     def _refuse(self, status: int, code: str) -> None:
         """Answer with a problem (and ``Retry-After`` unless the request itself is at fault),
         then close."""
-        problem: dict[str, object] = {
-            "type": f"urn:allfours:problem:{code}",
-            "title": _REASONS[status],
-            "status": status,
-            "code": code,
-            "detail": _DETAILS[status],
-        }
         retry = "retry-after: 1\r\n" if status in (429, 503) else ""
-        if retry:
-            problem["retry_after"] = 1
-        body = json.dumps(problem).encode()
+        body = problem_body(status, code, _DETAILS[status], retry_after=1 if retry else None)
         head = (
             f"HTTP/1.1 {status} {_REASONS[status]}\r\ncontent-type: application/problem+json\r\n"
             f"{retry}{_SECURITY_HEADERS}connection: close\r\ncontent-length: {len(body)}\r\n\r\n"

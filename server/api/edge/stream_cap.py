@@ -8,7 +8,6 @@ address is the client's as uvicorn reports it (through the trusted proxies only)
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 
@@ -21,6 +20,8 @@ from litestar.types import (
     Scope,
     Send,
 )
+
+from server.api.contract.problems import problem_body
 
 _STREAM_PATH = re.compile(r"^/v1/games/[^/]+/stream$")
 _RETRY_AFTER_S = 5
@@ -53,17 +54,13 @@ def limit_streams(app: ASGIApp, per_address: int) -> ASGIApp:
 
 
 async def _refuse(scope: Scope, send: Send, cap: int) -> None:
-    body = json.dumps(
-        {
-            "type": "urn:allfours:problem:too_many_streams",
-            "title": "Too many requests",
-            "status": 429,
-            "code": "too_many_streams",
-            "detail": f"at most {cap} open streams per client: close one first",
-            "instance": scope.get("path"),
-            "retry_after": _RETRY_AFTER_S,
-        }
-    ).encode()
+    body = problem_body(
+        429,
+        "too_many_streams",
+        f"at most {cap} open streams per client: close one first",
+        instance=scope.get("path"),
+        retry_after=_RETRY_AFTER_S,
+    )
     start: HTTPResponseStartEvent = {
         "type": "http.response.start",
         "status": 429,
