@@ -225,3 +225,26 @@ def test_the_generated_models_type_check_strictly(generated: ModuleType, tmp_pat
         cwd=tmp_path,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+async def test_a_generated_client_tells_a_304_from_an_error(
+    generated: ModuleType, server: ServerProcess
+) -> None:
+    """A poller sends the view's ETag back in If-None-Match: while the game has not moved the
+    generated client answers status 304 with no parsed body (``parsed`` is None), and an error
+    is a parsed ``Problem`` with its code; nothing is raised for either."""
+    api = submodule(generated, "api.games")
+    models = submodule(generated, "models")
+    submodule(api, "get_game")
+    client = generated.Client(base_url=server.url, raise_on_unexpected_status=True)
+    body = models.CreateGame.from_dict({"bots": [None, "random", "random", "random"]})
+    created = await api.create_game.asyncio(client=client, body=body)
+    first = await api.get_game.asyncio_detailed(created.game_id, client=client)
+    assert first.status_code == 200 and isinstance(first.parsed, models.View)
+    etag = first.headers["ETag"]
+    again = await api.get_game.asyncio_detailed(created.game_id, client=client, if_none_match=etag)
+    assert again.status_code == 304 and again.parsed is None
+    assert again.headers["ETag"] == etag
+    missing = await api.get_game.asyncio_detailed("0" * 16, client=client)
+    assert missing.status_code == 404 and isinstance(missing.parsed, models.Problem)
+    assert missing.parsed.code == models.ProblemCode.NOT_FOUND

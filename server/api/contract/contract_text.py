@@ -19,7 +19,11 @@ the seat's new ``view``: one POST per decision, no extra read.
 **The stream** (``GET /v1/games/{id}/stream``, ``text/event-stream``): each event is a message \
 ``id: <version>``, ``event: <the event's type>``, ``data: <the event's JSON>`` (the event \
 schemas; redacted for the caller). With ``view=true``, an ``event: view`` message (data: the \
-View schema, no ``id``) comes once at the start and after each batch of events (one command's). \
+View schema, no ``id``) follows each batch of events (one command's, or a page of catch-up), \
+and a stream resumed after a version (``after`` or ``Last-Event-ID`` above 0) starts with one, \
+the game as of that version; from version 0 the first view is the one after the first batch. \
+The 200 response's schema is the type of each message's ``data``: an event (told apart by its \
+``type``), a View, or the ``{}`` of ``event: resync``. \
 Lines starting with ``:`` are comments: heartbeats every ``ALLFOURS_SSE_HEARTBEAT_S`` (15 s by \
 default) on an idle stream. Resume after a dropped connection with ``Last-Event-ID`` (browsers \
 send it by themselves; it wins over ``after``) or ``?after=<version>``: the stream continues \
