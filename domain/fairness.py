@@ -39,6 +39,8 @@ def verify(events: Sequence[Event]) -> Verification:
     last = ends[-1] if ends else None
     if not isinstance(last, SeedRevealed):
         return Verification(False, ("the log does not end with SeedRevealed",))
+    if sum(isinstance(event, SeedRevealed) for event in events) > 1:
+        return Verification(False, ("the seed is revealed more than once",))
     created, seed = events[0], last.seed
     if not commitment_matches(seed, created.seed_commitment):
         return Verification(False, ("the seed does not match the commitment",))

@@ -59,7 +59,7 @@ def domain_verdict(replay: dict[str, Any]) -> bool:
 def test_the_verifier_checks_every_vector_and_catches_a_wrong_one(tmp_path: Path) -> None:
     vectors = json.loads(VECTORS.read_text())
     result = run_verifier("--vectors", vectors, tmp_path=tmp_path)
-    checks = 1 + len(vectors["below_examples"]) + 1
+    checks = 1 + len(vectors["below_examples"]) + 1 + len(vectors["cases"])
     checks += sum(3 + 8 * len(seed["deals"]) for seed in vectors["seeds"])
     assert_verified(result, checks)
 

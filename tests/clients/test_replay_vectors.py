@@ -125,3 +125,39 @@ async def test_the_server_serves_the_vectors_and_the_spec_links_them(
     operation = spec["paths"]["/v1/replay-verification"]["get"]
     assert operation["operationId"] == "getReplayVerification"
     assert "docs/REPLAY_VERIFICATION.md" in operation["description"]
+
+
+def test_each_case_settles_its_question_with_its_verdict(vectors: dict[str, Any]) -> None:
+    """The recipe's edge cases (issue 25): the domain's verifier reaches each case's verdict,
+    and each case shows what it says it shows."""
+    cases = {case["name"]: case for case in vectors["cases"]}
+    assert set(cases) == {
+        "upper_case_seed",
+        "redealt_at_p_51",
+        "resigned_between_beg_and_choice",
+        "zero_point_kick",
+        "seed_revealed_twice",
+    }
+    logs = {
+        name: [msgspec.convert(e["event"], Event) for e in case["replay"]["events"]]
+        for name, case in cases.items()
+    }
+    for name, case in cases.items():
+        assert verify(logs[name]).ok is case["fair"], (name, verify(logs[name]).problems)
+    seed = cases["upper_case_seed"]["replay"]["seed"]
+    assert seed == seed.upper() and seed != seed.lower()
+    types = [type(e).__name__ for e in logs["redealt_at_p_51"]]
+    assert types[types.index("Begged") + 1 :][:6] == [
+        "PackRun",
+        "Revealed",
+        "PackRun",
+        "Revealed",
+        "Redealt",
+        "Dealt",
+    ]
+    types = [type(e).__name__ for e in logs["resigned_between_beg_and_choice"]]
+    assert types[-3:] == ["Begged", "GameEnded", "SeedRevealed"]
+    kick = next(e for e in logs["zero_point_kick"] if type(e).__name__ == "Revealed")
+    first_dealer = logs["zero_point_kick"][0].first_dealer  # type: ignore[union-attr]
+    assert kick.points == 0 and kick.team == first_dealer % 2  # type: ignore[union-attr]
+    assert verify(logs["seed_revealed_twice"]).problems == ("the seed is revealed more than once",)

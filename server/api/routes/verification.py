@@ -21,6 +21,7 @@ from litestar.datastructures import CacheControlHeader
 from domain import CODES, Rules, commit, derive_deck, derive_first_dealer, seeds
 from domain.autoplay import play_game
 from server.api.contract.openapi import DocumentedOperation, problems
+from server.replay.cases import ReplayCase, replay_cases
 from server.replay.format import Replay, replay_of_log
 
 VECTORS_FORMAT: Literal["allfours-replay-vectors"] = "allfours-replay-vectors"
@@ -117,6 +118,10 @@ class ReplayVectors(msgspec.Struct, frozen=True):
     replay: Replay
     """A complete replay of a short game played by the engine's bots, as
     ``GET /v1/games/{game_id}/replay`` serves one."""
+    cases: tuple[ReplayCase, ...] = ()
+    """Replays that settle the recipe's edge cases (a seed in upper case, a redeal after the
+    second run's kick, a resignation between a beg and the dealer's choice, a kick worth no
+    point, a seed revealed twice), each with the verdict a verifier must reach."""
 
 
 def _first_words(seed: str, label: str) -> tuple[int, ...]:
@@ -200,6 +205,7 @@ def replay_vectors() -> ReplayVectors:
         below_examples=_below_examples(),
         seeds=tuple(_seed_vector(seed) for seed in _SEEDS),
         replay=sample_replay(),
+        cases=replay_cases(),
     )
 
 

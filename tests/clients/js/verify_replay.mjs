@@ -103,6 +103,9 @@ export function verifyReplay(replay) {
     : events[last]?.type === "RematchCreated" && events[last - 1]?.type === "SeedRevealed" ? last - 1
     : -1;
   if (revealedAt < 0) return ["the log does not end with SeedRevealed"];
+  if (events.filter((event) => event.type === "SeedRevealed").length > 1) {
+    return ["the seed is revealed more than once"];
+  }
   const seed = events[revealedAt].seed;
   if (seed !== replay.seed) problems.push("the file's seed is not the one revealed");
   if (created.seed_commitment !== replay.seed_commitment) {
@@ -236,6 +239,10 @@ function* vectorChecks(vectors) {
   }
   const problems = verifyReplay(vectors.replay);
   yield [`replay ${vectors.replay.game_id}${problems.length ? ": " + problems.join("; ") : ""}`, problems.length === 0];
+  for (const c of vectors.cases ?? []) {
+    const found = verifyReplay(c.replay);
+    yield [`case ${c.name}: ${c.fair ? "fair" : "refused"}${found.length ? " (" + found.join("; ") + ")" : ""}`, (found.length === 0) === c.fair];
+  }
 }
 
 // --- command line ----------------------------------------------------------------------------
