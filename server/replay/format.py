@@ -13,6 +13,7 @@ from typing import Literal
 import msgspec
 
 from domain import Event
+from domain.wire import Hex64, SeedHex
 
 __all__ = ["REPLAY_FORMAT", "REPLAY_FORMAT_VERSION", "EventEnvelope", "Replay", "replay_of_log"]
 
@@ -36,9 +37,9 @@ class Replay(msgspec.Struct, frozen=True):
     """1: grows only by new event types and fields."""
     game_id: str
     """The game's id."""
-    seed: str
+    seed: SeedHex
     """The game's secret seed (hex), for verifying every deal."""
-    seed_commitment: str
+    seed_commitment: Hex64
     """SHA-256 (hex) of the seed, as committed in GameCreated."""
     events: tuple[EventEnvelope, ...]
     """Every event, unredacted: each hand and the stock."""

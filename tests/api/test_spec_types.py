@@ -108,6 +108,9 @@ def test_hands_have_four_entries_and_hashes_their_pattern() -> None:
     assert prop("View", "seed_commitment")["pattern"] == lower
     assert prop("SeedRevealed", "seed")["pattern"] == "^[0-9a-fA-F]{64}$"
     assert prop("View", "seed")["pattern"] == "^[0-9a-fA-F]{64}$"
+    assert prop("Replay", "seed")["pattern"] == prop("SeedVector", "seed")["pattern"]
+    assert prop("Replay", "seed_commitment")["pattern"] == lower
+    assert prop("SeedVector", "commitment")["pattern"] == lower
 
 
 def walk(node: Any, path: str = "") -> Iterator[tuple[str, dict[str, Any]]]:

@@ -20,6 +20,7 @@ from litestar.datastructures import CacheControlHeader
 
 from domain import CODES, Rules, commit, derive_deck, derive_first_dealer, seeds
 from domain.autoplay import play_game
+from domain.wire import Hex64, SeedHex
 from server.api.contract.openapi import DocumentedOperation, problems
 from server.replay.cases import ReplayCase, replay_cases
 from server.replay.format import Replay, replay_of_log
@@ -88,9 +89,9 @@ class DealVector(msgspec.Struct, frozen=True):
 
 
 class SeedVector(msgspec.Struct, frozen=True):
-    seed: str
+    seed: SeedHex
     """64 hex digits: the 32 bytes of the seed."""
-    commitment: str
+    commitment: Hex64
     """SHA-256 of the seed's bytes, hex: ``GameCreated.seed_commitment``."""
     dealer_words: tuple[int, ...]
     """The first words of ``words("dealer")``."""
