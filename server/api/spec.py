@@ -44,19 +44,21 @@ def openapi_config() -> OpenAPIConfig:
         title="allfours",
         version=version("allfours"),
         description=DESCRIPTION,
-        # Where this document is served from: a generated client is pointed at its server's
-        # base URL (``http://127.0.0.1:8000`` for ``make run``), as the README shows.
+        # The first is relative (the origin the document was fetched from), which the docs
+        # page at /docs uses to try calls on its own server; the second is `make run`'s
+        # address, for a client generated from the committed file (set your own base URL).
         servers=[
+            Server(url="/", description="The server this document was fetched from"),
             Server(
                 url="{base}",
-                description="The allfours server this document came from",
+                description="Any allfours server: scheme, host and port, no path",
                 variables={
                     "base": ServerVariable(
                         default="http://127.0.0.1:8000",
-                        description="Scheme, host and port of the server (no path)",
+                        description="``make run`` serves on http://127.0.0.1:8000",
                     )
                 },
-            )
+            ),
         ],
         path=DOCS_PATH,
         render_plugins=[OfflineSwaggerUI(), JsonRenderPlugin()],

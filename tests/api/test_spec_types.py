@@ -177,3 +177,14 @@ def test_one_table_of_error_codes_makes_the_enum_the_statuses_and_the_readme() -
     table = readme.split("### Error codes", 1)[1].split("\n## ", 1)[0]
     rows = [line for line in table.splitlines() if line.startswith("| ") and "`" in line]
     assert rows == [f"| {e.status} | `{c}` | {e.meaning} |" for c, e in ERROR_CODES.items()]
+
+
+def test_the_stream_documents_its_cap_and_every_read_its_media_type_refusal() -> None:
+    stream = SPEC["paths"]["/v1/games/{game_id}/stream"]["get"]["responses"]
+    assert "too_many_streams" in stream["429"]["description"]
+    assert (
+        "unsupported_media_type"
+        in SPEC["paths"]["/v1/games/{game_id}"]["get"]["responses"]["415"]["description"]
+    )
+    assert SPEC["servers"][0]["url"] == "/"  # the docs page tries calls on its own origin
+    assert SPEC["servers"][1]["variables"]["base"]["default"] == "http://127.0.0.1:8000"

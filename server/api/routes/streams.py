@@ -300,7 +300,14 @@ class StreamController(Controller):
                 media_type=SSE_MEDIA_TYPE,
                 generate_examples=False,
             ),
-            **problems("invalid_request", "unauthorized", "forbidden", "not_found", "unavailable"),
+            **problems(
+                "invalid_request",
+                "unauthorized",
+                "forbidden",
+                "not_found",
+                "too_many_streams",
+                "unavailable",
+            ),
         },
     )
     async def stream(
