@@ -56,7 +56,7 @@ from server.players.matchmaking import MatchQueue
 from server.players.projection import PlayerProjection
 from server.players.ratings import Ratings, logged_events
 from server.players.upkeep import Upkeep
-from server.service import GameService, TableOptions, Thinker
+from server.service import Analyses, GameService, TableOptions, Thinker
 from server.settings import Settings, from_env
 from server.store import connect_store
 
@@ -193,6 +193,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             accounts=PlayerAccounts(store, clock=system_clock, on_named=ratings.rename),
             players=players,
             matchmaker=matchmaker,
+            analyses=Analyses(service, store),
         )
         upkeep = Upkeep(
             [

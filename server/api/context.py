@@ -11,7 +11,7 @@ from server.api.edge.rate_limit import RateLimiter
 from server.players.accounts import PlayerAccounts
 from server.players.matchmaker import Matchmaker
 from server.players.projection import PlayerProjection
-from server.service import GameService
+from server.service import Analyses, GameService
 from server.settings import Settings
 from server.store import RedisEventStore, Subscription
 
@@ -27,6 +27,7 @@ class AppContext:
     accounts: PlayerAccounts
     players: PlayerProjection
     matchmaker: Matchmaker
+    analyses: Analyses
     shutting_down: asyncio.Event = field(default_factory=asyncio.Event)
     streams: set[Subscription] = field(default_factory=set)
     """Open SSE subscriptions, closed on shutdown so their clients reconnect elsewhere."""

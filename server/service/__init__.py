@@ -12,16 +12,19 @@ states), :mod:`~server.service.idempotency` (what a command id is recorded with,
 outcome), :mod:`~server.service.deciding` (a command and what the game owes itself, decided
 purely), :mod:`~server.service.thinking` (the bots' decisions, the searching levels in worker
 processes, off the event loop), :mod:`~server.service.game_ids` (random and derived game ids) and
-:mod:`~server.service.issuing` (seat and creator tokens); :mod:`~server.service.games` holds
+:mod:`~server.service.issuing` (seat and creator tokens), :mod:`~server.service.analyses`
+(finished games' analyses, computed once and kept); :mod:`~server.service.games` holds
 :class:`GameService`, which ties them to the store and the lobby.
 """
 
+from server.service.analyses import Analyses
 from server.service.game_ids import game_id_for_key, new_game_id, rematch_id_of
 from server.service.games import GameService, TableOptions
 from server.service.results import CommandResult, SeatGrant
 from server.service.thinking import Thinker
 
 __all__ = [
+    "Analyses",
     "CommandResult",
     "GameService",
     "SeatGrant",

@@ -1,10 +1,9 @@
 """Analysis of a finished game: for each decision, what was played beside what the ``strong``
 bot prefers from the same seat's information, with the estimated chance to win after each (as
-Lichess shows a game's analysis). Computed on demand in the bot workers, kept per process."""
+Lichess shows a game's analysis). Computed on demand in the bot workers, then kept in Redis
+(``server.service.analyses``)."""
 
 from __future__ import annotations
-
-from collections import OrderedDict
 
 from litestar import Controller, get
 from litestar.di import NamedDependency
@@ -13,14 +12,8 @@ from server.api.context import AppContext
 from server.api.contract.models import AnalysedMove, Analysis
 from server.api.contract.openapi import DocumentedOperation, problems
 from server.api.routes.params import GameId
-from server.codec import decode_event
-from server.errors import GameNotFinished
 
 __all__ = ["AnalysisController"]
-
-_KEPT = 64
-"""Analyses kept per process (a finished game's never changes): the most recently asked."""
-_cache: OrderedDict[str, Analysis] = OrderedDict()
 
 
 class AnalysisController(Controller):
@@ -37,20 +30,9 @@ class AnalysisController(Controller):
         "for that seat, each with the estimated chance that the seat's team wins the game "
         "after it, from the seat's information at that moment only. ``game_not_finished`` "
         "until the game is over, as for the replay. Computed on the first call (a second or "
-        "more of a bot worker), then kept.",
+        "more of a bot worker), then kept for a week and served by any instance.",
         responses=problems("invalid_request", "not_found", "game_not_finished", "unavailable"),
     )
     async def get_analysis(self, game_id: GameId, ctx: NamedDependency[AppContext]) -> Analysis:
-        if game_id in _cache:
-            _cache.move_to_end(game_id)
-            return _cache[game_id]
-        state = await ctx.service.state(game_id)
-        if state.seed is None:
-            raise GameNotFinished("a game is analysed once it is over")
-        log = [decode_event(e.data) for e in await ctx.service.read_events(game_id)]
-        moves = await ctx.service.thinker.analyse(log)
-        analysis = Analysis(game_id, tuple(AnalysedMove(*move) for move in moves))
-        _cache[game_id] = analysis
-        while len(_cache) > _KEPT:
-            _cache.popitem(last=False)
-        return analysis
+        moves = await ctx.analyses.of(game_id)
+        return Analysis(game_id, tuple(AnalysedMove(*move) for move in moves))
