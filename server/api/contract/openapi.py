@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
+from functools import cache
 from typing import TYPE_CHECKING, get_args, get_type_hints
 
 from litestar._openapi.schema_generation.plugins.struct import StructSchemaPlugin
@@ -201,7 +202,7 @@ def _discriminator(arms: Sequence[Schema | Reference]) -> Discriminator | None:
         # (``domain_commands_Stand``); the document names the schema by the class's name,
         # unique among tagged structs (a test checks every mapping against the document).
         name = arm.ref.rsplit("/", 1)[-1].rsplit("_", 1)[-1]
-        tagged = _TAGGED.get(name)
+        tagged = _tagged_structs().get(name)
         if tagged is None:
             return None
         fields_.add(tagged[0])
@@ -211,9 +212,11 @@ def _discriminator(arms: Sequence[Schema | Reference]) -> Discriminator | None:
     return Discriminator(property_name=fields_.pop(), mapping=mapping)
 
 
+@cache
 def _tagged_structs() -> dict[str, tuple[str, str]]:
     """Each tagged struct's schema name (its class name) with its tag field and tag, for the
-    names that only one tagged struct has."""
+    names that only one tagged struct has (found on first use: once every model module is
+    imported)."""
     found: dict[str, list[tuple[str, str]]] = {}
     pending: list[type[Struct]] = [Struct]
     while pending:
@@ -223,18 +226,6 @@ def _tagged_structs() -> dict[str, tuple[str, str]]:
         if config.tag_field is not None and isinstance(config.tag, str):
             found.setdefault(struct.__name__, []).append((config.tag_field, config.tag))
     return {name: tags[0] for name, tags in found.items() if len(tags) == 1}
-
-
-class _Tagged(dict[str, tuple[str, str]]):
-    """``_tagged_structs()``, found on first use (once every model module is imported)."""
-
-    def get(self, name: str, default: None = None) -> tuple[str, str] | None:  # type: ignore[override]
-        if not self:
-            self.update(_tagged_structs())
-        return super().get(name, default)
-
-
-_TAGGED = _Tagged()
 
 
 _SCHEMA_FIELDS = tuple(f.name for f in fields(Schema) if f.default is None)
