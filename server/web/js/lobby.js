@@ -110,14 +110,31 @@ export function renderStart(name, handlers, problem) {
 /** The server names bots after their kind ("heuristic bot"): the lobby just says "Bot". */
 const BOT_NAME = /^(heuristic|random|strong|master) bot$/;
 
-function players(game) {
+/** Whether a rematch still keeps `seat` for a player of the last game at `now`. */
+function kept(game, seat, now) {
+  return (game.reserved ?? []).includes(seat) && game.reserved_until !== null && now < game.reserved_until;
+}
+
+/** The seats a newcomer may take at `now`: the open ones, and a rematch's kept seats once
+ *  their time ran out (the listing is written when the game changes, not then). */
+export function seatsFree(game, now) {
+  const lapsed = (game.reserved ?? []).filter((seat) => !kept(game, seat, now));
+  return [...game.open_seats, ...lapsed].sort((a, b) => a - b);
+}
+
+function players(game, now) {
   return game.players.map((name, seat) => {
     const bot = name !== null && BOT_NAME.test(name);
+    const keptFor = name === null && kept(game, seat, now);
+    const until = keptFor ? new Date(game.reserved_until).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) : null;
     return h(
       "li",
-      { class: name === null ? "open" : bot ? "bot" : "", title: name === null || bot ? null : name },
+      {
+        class: name === null ? "open" : bot ? "bot" : "",
+        title: keptFor ? `Kept for a player of the last game until ${until}` : name === null || bot ? null : name,
+      },
       h("span", { class: "seat-no" }, `${seat + 1}`),
-      name === null ? "open" : bot ? "Bot" : name,
+      keptFor ? "kept" : name === null ? "open" : bot ? "Bot" : name,
     );
   });
 }
@@ -152,7 +169,7 @@ export function gameRow(game, actions, extra, now) {
       h("code", { class: "muted" }, game.game_id),
       extra,
     ),
-    h("ol", { class: "players", "aria-label": "Seats" }, players(game)),
+    h("ol", { class: "players", "aria-label": "Seats" }, players(game, now)),
     h("div", { class: "row-actions" }, actions),
   );
 }
@@ -183,7 +200,7 @@ export function renderLists(lists, held, handlers, now) {
       gameRow(game, [
         held(game.game_id)
           ? link(`/table/${game.game_id}`, "Return to your seat", "button primary")
-          : game.open_seats.map((seat) =>
+          : seatsFree(game, now).map((seat) =>
               h("button", { type: "button", class: "small primary", "data-key": `sit-${game.game_id}-${seat}`, onclick: () => handlers.takeSeat(game.game_id, seat) }, `Sit at ${seat + 1}`),
             ),
         link(`/table/${game.game_id}`, "Watch", "button small"),
