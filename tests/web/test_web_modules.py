@@ -509,14 +509,16 @@ async def test_the_lobby_keeps_a_rematchs_seats_until_their_time(page: Page) -> 
       const { gameRow, seatsFree } = await import('/static/js/lobby.js');
       const game = { game_id: 'g', created_at: 0, open_seats: [2], reserved: [0, 1],
                      reserved_until: 60000, players: [null, null, null, 'random bot'],
-                     scores: [0, 0] };
+                     scores: [0, 0], rematch_of: 'f' };
       const seats = (now) => [...gameRow(game, [], null, now).querySelectorAll('.players li')]
         .map((li) => [li.textContent, li.title]);
       return { before: seatsFree(game, 59999), after: seatsFree(game, 60000),
-               shown: seats(1000), later: seats(60000) };
+               shown: seats(1000), later: seats(60000),
+               title: gameRow(game, [], null, 0).querySelector('.table-title').textContent };
     }"""
     )
     assert result["before"] == [2] and result["after"] == [0, 1, 2]
     assert [text for text, _ in result["shown"]][:3] == ["1kept", "2kept", "3open"]
     assert result["shown"][0][1].startswith("Kept for a player of the last game until")
     assert [text for text, _ in result["later"]][:3] == ["1open", "2open", "3open"]
+    assert result["title"] == "A rematch"

@@ -139,10 +139,13 @@ function players(game, now) {
   });
 }
 
-/** "Ann's table" (its first person), or "A table of bots". */
+/** "Ann's table" (its first person), "A rematch" (its people yet to come back), or "A table
+ *  of bots". */
 export function tableTitle(game) {
   const person = game.players.find((name) => name !== null && !BOT_NAME.test(name));
-  return person ? `${person}’s table` : game.players.some((name) => name !== null) ? "A table of bots" : "A new table";
+  if (person) return `${person}’s table`;
+  if (game.rematch_of) return "A rematch";
+  return game.players.some((name) => name !== null) ? "A table of bots" : "A new table";
 }
 
 /** How long ago: "just now", "5 min ago", "2 h ago", "3 days ago". */
