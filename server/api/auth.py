@@ -105,6 +105,14 @@ class SeatAuth:
         if not matches(token, await self._store.seat_token_hash(game_id, CREATOR)):
             raise Unauthorized("unknown creator token")
 
+    async def holds(self, game_id: str, token: str) -> bool:
+        """Whether ``token`` is still the one stored for the seat it claims (read now, from
+        Redis: a re-issue on another instance counts)."""
+        claim = claim_of(token)
+        if claim is None or claim.game_id != game_id:
+            return False
+        return matches(token, await self._store.seat_token_hash(game_id, claim.seat))
+
     async def verify(self, claim: TokenClaim, token: str) -> None:
         """401 unless ``token`` is the one stored for the seat it claims, now."""
         stored = await self._store.seat_token_hash(claim.game_id, claim.seat)

@@ -201,3 +201,56 @@ async def test_a_forged_player_key_takes_no_seat(client: httpx.AsyncClient) -> N
     )
     problem_of(forged, 401, "unauthorized")
     assert await take_seat(client, game, 0, "Honest")
+
+
+async def test_a_stream_of_a_reissued_token_shows_no_new_cards(client: httpx.AsyncClient) -> None:
+    """The token a stolen or lost device holds stops showing the seat everywhere: a stream it
+    opened before the re-issue ends before the seat's next cards, instead of receiving them
+    (a re-issue is no event, so the stream checks its token before it shows new cards)."""
+    import asyncio
+    import json
+
+    from support import sse_frames
+
+    eve = await new_player(client, "Eve")
+    game = (
+        await create_game(client, [None, "heuristic", "heuristic", "heuristic"], turn_seconds=None)
+    )["game_id"]
+    seated = await seat_with_key(client, game, 0, eve)
+    old = seated.json()["token"]
+    seen: list[tuple[str | None, Any]] = []
+    opened = asyncio.Event()
+
+    async def follow() -> None:
+        async for frame in sse_frames(
+            client, f"/v1/games/{game}/stream", params={"token": old, "view_each": "true"}
+        ):
+            seen.append((frame.event, json.loads(frame.data)))
+            opened.set()
+
+    following = asyncio.create_task(follow())
+    await asyncio.wait_for(opened.wait(), 10)
+    new = (await client.post(f"/v1/games/{game}/seats/0/token", headers=bearer(eve["key"]))).json()[
+        "token"
+    ]
+    before = len(seen)
+    view = await view_of(client, game, new)
+    for _ in range(200):  # play the seat on the new device into the next hand
+        if view["hand_number"] >= 2 or view["phase"] == "ended":
+            break
+        if view["to_act"] == 0 and view["legal_actions"]:
+            answer = await client.post(
+                f"/v1/games/{game}/seats/0/commands",
+                json=view["legal_actions"][0],
+                headers=bearer(new),
+            )
+            assert answer.status_code == 200, answer.text
+            view = answer.json()["view"]
+        else:
+            await asyncio.sleep(0.02)
+            view = await view_of(client, game, new)
+    assert view["hand_number"] >= 2
+    await asyncio.wait_for(following, 10)  # the old stream ended by itself
+    later_deals = [data for event, data in seen[before:] if event == "Dealt" and data["hand"] >= 2]
+    assert later_deals == []  # it never reached the next deal, let alone its cards
+    assert not [d for e, d in seen if e == "view" and d.get("hand_number", 0) >= 2 and d["hand"]]

@@ -9,7 +9,8 @@ sent as a heartbeat when nothing happened for a while, so proxies keep the conne
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from functools import partial
 from typing import Annotated, Any
 
 from litestar import Controller, Request, get
@@ -41,6 +42,10 @@ def _event_type(data: bytes) -> bytes:
 
 
 _SEAT_CHANGES = (b"PlayerLeft", b"PlayerReplaced")
+_NEW_CARDS = (b"Dealt", b"PackRun")
+"""Events that bring a seat cards it has not held yet: before one is shown as a seat's, the
+stream checks that its token still holds the seat (a re-issue to another device changes the
+token without an event)."""
 """Events after which a seat's stream no longer shows that seat's cards."""
 
 
@@ -110,9 +115,11 @@ class _DirectFrames:
     def __call__(self, events: Sequence[StoredEvent]) -> bool:
         viewer = self.viewer
         if viewer is not None and any(
-            e.version > self.seated_as_of and _event_type(e.data) in _SEAT_CHANGES for e in events
+            (e.version > self.seated_as_of and _event_type(e.data) in _SEAT_CHANGES)
+            or _event_type(e.data) in _NEW_CARDS
+            for e in events
         ):
-            return False
+            return False  # the loop checks the seat (and its token) first
         views = self.views
         if views is None:
             body = _joined([_FRAMES.frame(e.version, e.data, viewer) for e in events])
@@ -144,6 +151,7 @@ async def sse_frames(
     seated_as_of: int = 0,
     view_each: bool = False,
     wire: Wire | None = None,
+    still_holds: Callable[[], Awaitable[bool]] | None = None,
 ) -> AsyncIterator[bytes]:
     """The stream's frames from ``after`` on, as ``viewer`` sees them. ``viewer`` is who the
     token showed the game to at version ``seated_as_of``: seat changes up to that version are
@@ -211,6 +219,13 @@ async def sse_frames(
             except ResyncRequired:
                 pending.append(b"event: resync\ndata: {}\n\n")
                 break
+            if (
+                viewer is not None
+                and still_holds is not None
+                and _event_type(event.data) in _NEW_CARDS
+                and not await still_holds()
+            ):
+                break  # the seat's token was replaced (a re-issue): it shows the seat no more
             pending.append(_FRAMES.frame(event.version, event.data, viewer))
             if (
                 viewer is not None
@@ -340,7 +355,8 @@ class StreamController(Controller):
             ),
         ] = False,
     ) -> Stream:
-        seat = await ctx.auth.seat_of(game_id, token_of(request), required=False)
+        token = token_of(request)
+        seat = await ctx.auth.seat_of(game_id, token, required=False)
         state = await ctx.service.state(game_id)
         viewer = seen_by(state, seat)
         start = _resume_point(last_event_id, after)
@@ -356,6 +372,7 @@ class StreamController(Controller):
                 seated_as_of=state.version,
                 view_each=view_each,
                 wire=Wire.of(request.scope),
+                still_holds=None if token is None else partial(ctx.auth.holds, game_id, token),
             ),
             media_type=SSE_MEDIA_TYPE,
             headers=_HEADERS,
