@@ -33,9 +33,10 @@ send the token as ``?token=`` (reads only). A stream never ends by itself at the
 when you have what you need. It ends when the server shuts down or you fall too far behind \
 (reconnect with ``Last-Event-ID``), with ``event: resync`` (data ``{}``) when it cannot go on \
 from the asked version (reload the view and follow from its version), and when your seat is \
-taken over by someone else while you are away. After you leave a seat it goes on as a \
-spectator's. Seat changes before your own seating are history: read from the start, your \
-stream shows your seat's cards throughout.
+taken over by someone else while you are away, or its token re-issued to another device \
+(reissueSeatToken: the stream ends before the seat's next cards). After you leave a seat \
+it goes on as a spectator's. Seat changes before your own seating are history: read from \
+the start, your stream shows your seat's cards throughout.
 
 **Polling.** The view's ``ETag`` is ``W/"<version>-<seat>"`` (``-s`` for a spectator); send it \
 back in ``If-None-Match`` to get 304 (no body) until the game moves.
