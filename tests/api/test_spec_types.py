@@ -219,3 +219,31 @@ def test_the_stream_documents_its_cap_and_every_read_its_media_type_refusal() ->
     (server,) = SPEC["servers"]
     assert server["url"] == "{base}"
     assert server["variables"]["base"]["default"] == "http://127.0.0.1:8000"
+
+
+def reachable(node: Any, found: set[str]) -> set[str]:
+    """The component schemas ``node`` refers to, at any depth."""
+    for _, child in walk(node):
+        if "$ref" in child:
+            name = child["$ref"].rsplit("/", 1)[-1]
+            if name not in found:
+                found.add(name)
+                reachable(SCHEMAS[name], found)
+    return found
+
+
+def test_what_a_response_may_leave_out_is_exactly_what_the_readme_says() -> None:
+    """Every property of every schema an answer can hold is required, but the few a response
+    may really leave out (README, "Writing a client"): a new optional one fails here."""
+    answered: set[str] = set()
+    for item in SPEC["paths"].values():
+        for operation in item.values():
+            reachable(operation["responses"], answered)
+    optional = {
+        (name, field)
+        for name in answered
+        for field in SCHEMAS[name].get("properties", {})
+        if field not in SCHEMAS[name].get("required", [])
+    }
+    problem = {("Problem", f) for f in ("detail", "instance", "current_version", "retry_after")}
+    assert optional == problem | {("Rules", "turn_seconds")}

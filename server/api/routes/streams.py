@@ -325,9 +325,11 @@ class StreamController(Controller):
             bool,
             QueryParameter(
                 name="view",
-                description="``true``: after each batch of events (one command's), and once "
-                "at the start, an ``event: view`` message whose data is the caller's view "
-                "(the View schema) as of the events sent so far; it has no ``id``.",
+                description="``true``: after each batch of events (one command's, or a "
+                "page of catch-up) an ``event: view`` message whose data is the caller's view "
+                "(the View schema) as of the events sent so far; it has no ``id``. A stream "
+                "resumed after a version above 0 starts with one (the game as of that "
+                "version); from version 0 the first comes after the first batch.",
             ),
         ] = False,
         view_each: Annotated[
