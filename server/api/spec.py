@@ -44,14 +44,14 @@ def openapi_config() -> OpenAPIConfig:
         title="allfours",
         version=version("allfours"),
         description=DESCRIPTION,
-        # The first is relative (the origin the document was fetched from), which the docs
-        # page at /docs uses to try calls on its own server; the second is `make run`'s
-        # address, for a client generated from the committed file (set your own base URL).
+        # One server, its base URL a variable: a generated client takes the default
+        # (``make run``'s address) or its own. Not "/": generators that bake the first
+        # server into the client made every request relative, to no host. The /docs page
+        # puts its own origin there instead (static/docs.js).
         servers=[
-            Server(url="/", description="The server this document was fetched from"),
             Server(
                 url="{base}",
-                description="Any allfours server: scheme, host and port, no path",
+                description="An allfours server: scheme, host and port, no path",
                 variables={
                     "base": ServerVariable(
                         default="http://127.0.0.1:8000",

@@ -102,6 +102,9 @@ async def test_docs_render_in_a_browser_that_reaches_only_the_server(
         await page.wait_for_selector(".opblock", timeout=15_000)
         shown = await page.locator(".opblock").count()
         title = await page.locator(".info .title").inner_text()
+        # "Try it out" calls this server (the spec's own server is a generated client's).
+        tried_on = await page.locator(".servers select").input_value()
+    assert tried_on == server.url, tried_on
     assert not errors, errors
     assert not refused, f"the docs reached for other hosts: {refused}"
     assert shown == operations, (shown, operations)

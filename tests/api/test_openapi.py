@@ -111,10 +111,8 @@ def test_request_bodies_refuse_unknown_properties_as_the_server_does(
     for name in ("CreateGame", "RuleChoices", "TakeSeat", "AddBot", "PlayCommand", "StandCommand"):
         assert schemas[name]["additionalProperties"] is False, name
     bots = schemas["CreateGame"]["properties"]["bots"]
-    assert bots["items"] == {
-        "enum": ["random", "heuristic", "strong", "master", None],
-        "type": ["null", "string"],
-    }
+    assert bots["items"] == {"oneOf": [{"$ref": "#/components/schemas/BotLevel"}, {"type": "null"}]}
+    assert schemas["BotLevel"]["enum"] == ["random", "heuristic", "strong", "master"]
 
 
 def test_links_lead_from_created_games_and_seats(committed: dict[str, Any]) -> None:

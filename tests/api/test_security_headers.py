@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 from chromium import browser_page
+from jsonschema import Draft202012Validator
 from support import PROBLEM, ROOT, SSE, ServerProcess, create_game, problem_of, start_server
 
 pytestmark = pytest.mark.e2e
@@ -216,8 +217,15 @@ async def test_streams_and_the_stream_caps_refusal_carry_them(
             assert stream.headers["content-type"].startswith(SSE)
             assert_secured(stream)
             refused = await client.get(f"/v1/games/{game}/stream")
-        problem_of(refused, 429, "too_many_streams")
+        problem = problem_of(refused, 429, "too_many_streams")
         assert_secured(refused)
+        # Written below the app, yet a problem as the app writes one and the spec types it.
+        missing = problem_of(await client.get("/v1/games/0000000000000000"), 404, "not_found")
+        assert list(problem) == [*missing, "retry_after"]
+        spec = json.loads((ROOT / "openapi" / "openapi.json").read_text())
+        schema = {"$ref": "#/components/schemas/Problem", "components": spec["components"]}
+        Draft202012Validator(schema).validate(problem)
+        assert problem["retry_after"] == int(refused.headers["retry-after"])
 
 
 @pytest.mark.parametrize(

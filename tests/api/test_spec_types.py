@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from support import ROOT
 
-from domain import CODES
+from domain import CODES, EndReason
 from domain.bots import BOTS
 from domain.cards import SUITS
 from domain.wire import BOT_LEVELS, SUIT_LETTERS
@@ -61,6 +61,12 @@ CARD_FIELDS = [
     ("Award", "card"),
     ("Play", "card"),
     ("PlayCommand", "card"),
+    ("DealVector", "deck", "[]"),
+    ("DealVector", "hands", "[]", "[]"),
+    ("DealVector", "kick"),
+    ("Run", "hands", "[]", "[]"),
+    ("Run", "kick"),
+    ("ReplayVectors", "card_order", "[]"),
 ]
 
 
@@ -71,13 +77,29 @@ def enum(schema: dict[str, Any]) -> list[Any]:
 
 @pytest.mark.parametrize("where", CARD_FIELDS, ids=lambda where: ".".join(where))
 def test_every_card_is_the_card_enum(where: tuple[str, ...]) -> None:
+    """One component, so that a generator makes one card type: a view's card goes back in a
+    command as it is."""
     schema = prop(*where)
-    assert "string" in schema["type"] and enum(schema) == list(CODES)
+    assert schema is SCHEMAS["Card"]
+    assert schema["type"] == "string" and enum(schema) == list(CODES)
 
 
 @pytest.mark.parametrize("where", [("View", "trump"), ("TrumpSet", "suit")])
 def test_every_suit_is_the_suit_enum(where: tuple[str, ...]) -> None:
+    assert prop(*where) is SCHEMAS["Suit"]
     assert enum(prop(*where)) == list(SUIT_LETTERS) == list(SUITS)
+
+
+def test_no_named_enum_is_written_out_again() -> None:
+    """Every schema listing exactly a named enum's values is that component (a copy inline
+    would be a second type in generated clients)."""
+    named = {"Card": CODES, "Suit": SUIT_LETTERS, "BotLevel": BOT_LEVELS}
+    named["EndReason"] = tuple(enum(SCHEMAS["EndReason"]))
+    for path, node in walk(SPEC):
+        if "enum" in node:
+            for name, values in named.items():
+                if enum(node) == list(values):
+                    assert path == f"/components/schemas/{name}", path
 
 
 def test_bot_levels_are_one_enum_and_the_domains_levels() -> None:
@@ -90,19 +112,25 @@ def test_bot_levels_are_one_enum_and_the_domains_levels() -> None:
         ("GameCreated", "stand_in"),
         ("View", "stand_in"),
     ]:
-        assert enum(prop(*where)) == list(BOT_LEVELS), where
-    assert enum(prop("CreateGame", "bots", "[]")) == list(BOT_LEVELS)
+        assert prop(*where) is SCHEMAS["BotLevel"], where
+    assert prop("CreateGame", "bots", "[]") is SCHEMAS["BotLevel"]
+    assert enum(SCHEMAS["BotLevel"]) == list(BOT_LEVELS)
 
 
 def test_end_reasons_are_one_enum() -> None:
-    assert enum(prop("GameSummary", "end_reason")) == enum(prop("View", "end_reason"))
-    assert "idle" in enum(prop("GameSummary", "end_reason"))
+    assert prop("GameSummary", "end_reason") is prop("View", "end_reason") is SCHEMAS["EndReason"]
+    assert enum(SCHEMAS["EndReason"]) == list(get_args(EndReason))
 
 
 def test_hands_have_four_entries_and_hashes_their_pattern() -> None:
-    for name in ("Dealt", "PackRun"):
+    for name in ("Dealt", "PackRun", "DealVector", "Run"):
         hands = SCHEMAS[name]["properties"]["hands"]
         assert hands["minItems"] == hands["maxItems"] == 4
+    for deck in (
+        SCHEMAS["DealVector"]["properties"]["deck"],
+        SCHEMAS["ReplayVectors"]["properties"]["card_order"],
+    ):
+        assert deck["minItems"] == deck["maxItems"] == 52
     lower = "^[0-9a-f]{64}$"
     assert prop("GameCreated", "seed_commitment")["pattern"] == lower
     assert prop("View", "seed_commitment")["pattern"] == lower
@@ -186,5 +214,36 @@ def test_the_stream_documents_its_cap_and_every_read_its_media_type_refusal() ->
         "unsupported_media_type"
         in SPEC["paths"]["/v1/games/{game_id}"]["get"]["responses"]["415"]["description"]
     )
-    assert SPEC["servers"][0]["url"] == "/"  # the docs page tries calls on its own origin
-    assert SPEC["servers"][1]["variables"]["base"]["default"] == "http://127.0.0.1:8000"
+    # One absolute base URL for generated clients, never "/" (the /docs page uses its own
+    # origin: tests/api/test_docs_offline.py).
+    (server,) = SPEC["servers"]
+    assert server["url"] == "{base}"
+    assert server["variables"]["base"]["default"] == "http://127.0.0.1:8000"
+
+
+def reachable(node: Any, found: set[str]) -> set[str]:
+    """The component schemas ``node`` refers to, at any depth."""
+    for _, child in walk(node):
+        if "$ref" in child:
+            name = child["$ref"].rsplit("/", 1)[-1]
+            if name not in found:
+                found.add(name)
+                reachable(SCHEMAS[name], found)
+    return found
+
+
+def test_what_a_response_may_leave_out_is_exactly_what_the_readme_says() -> None:
+    """Every property of every schema an answer can hold is required, but the few a response
+    may really leave out (README, "Writing a client"): a new optional one fails here."""
+    answered: set[str] = set()
+    for item in SPEC["paths"].values():
+        for operation in item.values():
+            reachable(operation["responses"], answered)
+    optional = {
+        (name, field)
+        for name in answered
+        for field in SCHEMAS[name].get("properties", {})
+        if field not in SCHEMAS[name].get("required", [])
+    }
+    problem = {("Problem", f) for f in ("detail", "instance", "current_version", "retry_after")}
+    assert optional == problem | {("Rules", "turn_seconds")}

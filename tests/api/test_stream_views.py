@@ -100,3 +100,28 @@ async def test_view_each_follows_every_event_with_its_own_position(
         if frame.event == "SeedRevealed":
             break
     assert batched < len(pairs)  # the batch form has fewer views than events
+
+
+async def test_when_a_view_stream_sends_its_views(client: httpx.AsyncClient) -> None:
+    """What the spec says of ``view=true`` (issue 25): from version 0 no view comes first (no
+    game yet to show), a view follows each batch, the catch-up's last included, and a stream
+    resumed after a version starts with the game as of that version."""
+    game = (await create_game(client, ["random"] * 4, target=2))["game_id"]
+    final = (await client.get(f"/v1/games/{game}")).json()["version"]
+    path = f"/v1/games/{game}/stream"
+    kinds: list[str | None] = []
+    last_event = 0
+    async for frame in sse_frames(client, path, params={"view": "true"}):
+        kinds.append(frame.event)
+        if frame.event != "view":
+            assert frame.id is not None
+            last_event = frame.id
+            continue
+        assert json.loads(frame.data)["version"] == last_event
+        if last_event == final:
+            break
+    assert kinds[0] == "GameCreated" and kinds[-1] == "view"
+    resumed_at = final // 2
+    async for frame in sse_frames(client, path, params={"view": "true", "after": resumed_at}):
+        assert frame.event == "view" and json.loads(frame.data)["version"] == resumed_at
+        break

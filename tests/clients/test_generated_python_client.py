@@ -18,13 +18,14 @@ import json
 import random
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import msgspec
 import pytest
-from client_support import SPEC
+from client_support import LOOSER, SPEC
 from support import ServerProcess, sse_frames
 
 from domain import Event, verify
@@ -34,15 +35,13 @@ PACKAGE = "allfours_generated_client"
 SEAT = 0
 
 
-@pytest.fixture(scope="module")
-def generated(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
-    """The generated package, imported (generation takes a few seconds)."""
-    where = tmp_path_factory.mktemp("python-client")
+def generate(spec: Path, where: Path) -> Path:
+    """Generate the client of ``spec`` as ``where/PACKAGE``; ``where``, to import it from."""
     config = where / "config.yaml"
     config.write_text("post_hooks: []\n")  # no formatter run: the code is only imported
     result = subprocess.run(
         [
-            *(str(GENERATOR), "generate", "--path", str(SPEC), "--meta", "none"),
+            *(str(GENERATOR), "generate", "--path", str(spec), "--meta", "none"),
             *("--output-path", str(where / PACKAGE), "--config", str(config)),
         ],
         capture_output=True,
@@ -53,6 +52,13 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
     assert "warning" not in output.lower(), f"the generator warns about the spec:\n{output}"
+    return where
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
+    """The generated package, imported (generation takes a few seconds)."""
+    where = generate(SPEC, tmp_path_factory.mktemp("python-client"))
     sys.path.insert(0, str(where))
     try:
         return importlib.import_module(PACKAGE)
@@ -96,6 +102,8 @@ async def test_a_generated_client_plays_a_whole_game(
     assert isinstance(replay, models.Replay), replay
     assert [f[0] for f in frames] == list(range(1, len(replay.events) + 1)), "a gap or a repeat"
     assert [f[1] for f in frames] == [e.event.type_ for e in replay.events]
+    trumps = [f[2].suit for f in frames if f[1] == "TrumpSet"]
+    assert trumps and all(isinstance(suit, models.Suit) for suit in trumps)
     events = [msgspec.convert(e.to_dict()["event"], Event) for e in replay.events]
     assert verify(events).ok, verify(events).problems
     played = sum(1 for e in replay.events if e.event.type_ == "CardPlayed")
@@ -109,14 +117,16 @@ class Stream:
 
     def __init__(self, models: Any) -> None:
         self.models = models
-        self.frames: list[tuple[int, str, dict[str, Any]]] = []
+        self.frames: list[tuple[int, str, Any]] = []
         self.views: list[Any] = []
         self._arrived = asyncio.Condition()
 
     async def follow(self, http: Any, game_id: str) -> None:
         """Read the stream to the game's last event and the view after it
-        (``support.sse_frames`` parses it with httpx: the generated client's own, which sends
-        the seat's token). A view is read with the generated ``View`` model."""
+        (``support.sse_frames`` parses the SSE framing with httpx: the generated client's own,
+        which sends the seat's token). Each message's data is read with the generated class
+        its ``event:`` names (an event's, or ``View``): the generator has no SSE support (its
+        streamEvents would read the endless body as one text)."""
         path = f"/v1/games/{game_id}/stream"
         async for frame in sse_frames(http, path, params={"view": "true"}):
             async with self._arrived:
@@ -125,8 +135,10 @@ class Stream:
                     assert frame.id is None, frame
                     self.views.append(self.models.View.from_dict(data))
                 else:
-                    assert frame.id is not None and frame.event == data["type"], frame
-                    self.frames.append((frame.id, frame.event, data))
+                    assert frame.id is not None, frame
+                    event = getattr(self.models, frame.event).from_dict(data)
+                    assert event.type_ == frame.event, frame
+                    self.frames.append((frame.id, frame.event, event))
                 self._arrived.notify_all()
             if self._ended():
                 return
@@ -153,7 +165,7 @@ async def play(api: Any, models: Any, seat: Any, game_id: str, stream: Stream) -
     the view while it says it is this seat's turn (a command's answer carries the next view),
     otherwise wait for the stream's next view. The number of commands sent."""
     rng = random.Random(game_id)
-    view = await stream.view_after(-1)  # the stream opens with a snapshot
+    view = await stream.view_after(-1)  # from 0: the view after the first batch
     commands = 0
     bodies = {
         "stand": models.StandCommand,
@@ -180,10 +192,20 @@ async def play(api: Any, models: Any, seat: Any, game_id: str, stream: Stream) -
 
 
 TYPED_USE = f'''
-"""Uses the generated models the way a typed client would: mypy --strict accepts it only
-while every response field is required and every card and suit is an enum."""
+"""Uses the generated client the way a typed client would: mypy --strict accepts it only
+while every response field is required and every card and suit is its one enum."""
 
+from typing import Any
+
+from {PACKAGE}.models.card import Card
 from {PACKAGE}.models.card_played import CardPlayed
+from {PACKAGE}.models.dealt import Dealt
+from {PACKAGE}.models.pack_run import PackRun
+from {PACKAGE}.models.play import Play
+from {PACKAGE}.models.play_command import PlayCommand
+from {PACKAGE}.models.revealed import Revealed
+from {PACKAGE}.models.suit import Suit
+from {PACKAGE}.models.trick_won import TrickWon
 from {PACKAGE}.models.trump_set import TrumpSet
 from {PACKAGE}.models.view import View
 
@@ -192,30 +214,49 @@ def target(view: View) -> int:
     return view.rules.target
 
 
-def hand(view: View) -> list[str]:
-    return [card.value for card in view.hand or []]
+def hand(view: View) -> list[Card]:
+    return view.hand or []
 
 
-def played(event: CardPlayed) -> str:
-    return event.card.value
-
-
-def trump(event: TrumpSet) -> str:
-    return event.suit.value
+def trump(view: View) -> Suit | None:
+    return view.trump
 
 
 def dealer(view: View) -> int:
     return view.dealer + view.version
+
+
+def play_back(action: Play) -> PlayCommand:
+    """A legal action's card is a command's: one Card type."""
+    return PlayCommand(card=action.card, type_="play")
+
+
+def cards_shown(event: str, data: dict[str, Any]) -> list[Card]:
+    """The cards a stream message shows (its ``event:`` and its data), read with the
+    generated class of that event."""
+    if event == "CardPlayed":
+        return [CardPlayed.from_dict(data).card]
+    if event == "Revealed":
+        return [Revealed.from_dict(data).card]
+    if event == "TrickWon":
+        return TrickWon.from_dict(data).cards
+    if event == "Dealt":
+        return [card for cards in Dealt.from_dict(data).hands for card in cards or []]
+    if event == "PackRun":
+        return [card for cards in PackRun.from_dict(data).hands for card in cards or []]
+    return []
+
+
+def trump_set(event: str, data: dict[str, Any]) -> Suit | None:
+    return TrumpSet.from_dict(data).suit if event == "TrumpSet" else None
 '''
 
 
-def test_the_generated_models_type_check_strictly(generated: ModuleType, tmp_path: Path) -> None:
-    """mypy --strict over code using the generated models: a response field the spec left
-    optional (``Unset``) or a card it left a plain string (no ``.value``) fails it."""
+def strict_mypy(where: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """mypy --strict over ``TYPED_USE`` with the generated package found in ``where``."""
     use = tmp_path / "typed_use.py"
     use.write_text(TYPED_USE)
-    where = Path(generated.__file__).parent.parent
-    result = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(use)],
         capture_output=True,
         text=True,
@@ -224,7 +265,31 @@ def test_the_generated_models_type_check_strictly(generated: ModuleType, tmp_pat
         env={"MYPYPATH": str(where), "PATH": "/usr/bin:/bin"},
         cwd=tmp_path,
     )
+
+
+def test_the_generated_models_type_check_strictly(generated: ModuleType, tmp_path: Path) -> None:
+    """mypy --strict over code using the generated models: a response field the spec left
+    optional (``Unset``) or a card it left a plain string (no ``Card``) fails it (below)."""
+    result = strict_mypy(Path(generated.__file__).parent.parent, tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+PYTHON_LOOSER = {name: LOOSER[name] for name in list(LOOSER)[:2]}
+"""The looser specs a Python client's types show (with no discriminator, its parser still
+tells events apart by their ``type`` constants, and isinstance narrows)."""
+
+
+@pytest.mark.parametrize("loosen", PYTHON_LOOSER.values(), ids=list(PYTHON_LOOSER))
+def test_the_typed_use_fails_on_a_looser_spec(
+    tmp_path: Path, loosen: Callable[[dict[str, Any]], None]
+) -> None:
+    spec = json.loads(SPEC.read_text())
+    loosen(spec)
+    looser = tmp_path / "openapi.json"
+    looser.write_text(json.dumps(spec))
+    where = generate(looser, tmp_path)
+    result = strict_mypy(where, tmp_path)
+    assert result.returncode != 0, "mypy accepted the typed use of a looser spec"
 
 
 async def test_a_generated_client_tells_a_304_from_an_error(

@@ -24,6 +24,7 @@ from litestar.openapi.spec import (
 from msgspec import Struct, UnsetType
 
 from server.api.contract.field_docs import field_descriptions, type_description
+from server.api.contract.named_enums import named
 from server.api.contract.problems import PROBLEM_MEDIA_TYPE, STATUS_OF, Problem
 
 if TYPE_CHECKING:
@@ -117,7 +118,8 @@ class StrictStructSchemaPlugin(StructSchemaPlugin):
       with extra properties is accepted when the server answers 400;
     - every field ``required`` in what the server sends (the other structs): it always writes
       every field, defaults included, except a field that may be unset (``UnsetType``);
-    - the descriptions written under each field and class in the code.
+    - the descriptions written under each field and class in the code;
+    - cards, suits and bot levels as references to one component each (``named_enums``).
     """
 
     def to_openapi_schema(
@@ -146,6 +148,9 @@ class StrictStructSchemaPlugin(StructSchemaPlugin):
         for name, prop in (schema.properties or {}).items():
             if name in docs and isinstance(prop, Schema) and prop.description is None:
                 prop.description = docs[name]
+        for name, prop in (schema.properties or {}).items():
+            if isinstance(prop, Schema):
+                schema.properties[name] = named(prop, schema_creator)  # type: ignore[index]
         return schema
 
 

@@ -306,7 +306,10 @@ class StreamController(Controller):
         operation_class=sse_operation(SSE_MEDIA_TYPE),
         responses={
             200: ResponseSpec(
-                data_container=Event | Resync | View,  # type: ignore[arg-type]  # a union documents each frame
+                # A union documents each message's data. The View comes before Resync: a
+                # generator that tries the arms in order (openapi-python-client) would read
+                # any view as the resync's {}, whose schema has no required field.
+                data_container=Event | View | Resync,  # type: ignore[arg-type]
                 description="An endless ``text/event-stream``. Each message has ``id:`` (the "
                 "event's version; none on a view), ``event:`` (the event's type, or ``view``, "
                 "or ``resync``) and one ``data:`` line, a JSON value of this schema: an event "
@@ -337,9 +340,11 @@ class StreamController(Controller):
             bool,
             QueryParameter(
                 name="view",
-                description="``true``: after each batch of events (one command's), and once "
-                "at the start, an ``event: view`` message whose data is the caller's view "
-                "(the View schema) as of the events sent so far; it has no ``id``.",
+                description="``true``: after each batch of events (one command's, or a "
+                "page of catch-up) an ``event: view`` message whose data is the caller's view "
+                "(the View schema) as of the events sent so far; it has no ``id``. A stream "
+                "resumed after a version above 0 starts with one (the game as of that "
+                "version); from version 0 the first comes after the first batch.",
             ),
         ] = False,
         view_each: Annotated[

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from functools import cache
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 from litestar import Controller, get
@@ -20,7 +20,7 @@ from litestar.datastructures import CacheControlHeader
 
 from domain import CODES, Rules, commit, derive_deck, derive_first_dealer, seeds
 from domain.autoplay import play_game
-from domain.wire import Hex64, SeedHex
+from domain.wire import CardCode, Hex64, SeedHex
 from server.api.contract.openapi import DocumentedOperation, problems
 from server.replay.cases import ReplayCase, replay_cases
 from server.replay.format import Replay, replay_of_log
@@ -41,6 +41,11 @@ _SAMPLE_RULES = Rules(target=4, turn_seconds=None)
 _SHOWN_WORDS = 8
 _WORD = 1 << 32
 
+Deck = Annotated[tuple[CardCode, ...], msgspec.Meta(min_length=52, max_length=52)]
+"""The 52 cards in an order, each once."""
+BySeat = Annotated[tuple[tuple[CardCode, ...], ...], msgspec.Meta(min_length=4, max_length=4)]
+"""Cards for each seat, indexed by seat 0..3."""
+
 
 class BelowExample(msgspec.Struct, frozen=True):
     """``below(n)`` over a given sequence of words: the words it read and the result."""
@@ -56,9 +61,9 @@ class BelowExample(msgspec.Struct, frozen=True):
 class Run(msgspec.Struct, frozen=True):
     """One run of the pack (if the game gets there): three more cards each, then a kick."""
 
-    hands: tuple[tuple[str, ...], ...]
+    hands: BySeat
     """By seat 0..3: the three cards the run gives each seat."""
-    kick: str
+    kick: CardCode
     """The card turned up after this run."""
 
 
@@ -75,13 +80,13 @@ class DealVector(msgspec.Struct, frozen=True):
     """The HMAC message prefix: ``deck:<hand>:<deal>``."""
     words: tuple[int, ...]
     """The first words of ``words(label)``."""
-    draws: tuple[int, ...]
+    draws: Annotated[tuple[int, ...], msgspec.Meta(min_length=51, max_length=51)]
     """The 51 positions ``j`` the shuffle swaps with, for i = 51 down to 1."""
-    deck: tuple[str, ...]
+    deck: Deck
     """The 52 cards in the order they are dealt."""
-    hands: tuple[tuple[str, ...], ...]
+    hands: BySeat
     """By seat 0..3: the six cards dealt to each seat."""
-    kick: str
+    kick: CardCode
     """The card the dealer turns up."""
     runs: tuple[Run, ...]
     """The first and second run of the pack, were the dealer to run it and the kick's suit to
@@ -110,7 +115,7 @@ class ReplayVectors(msgspec.Struct, frozen=True):
     """1: grows only by new fields."""
     recipe: str
     """Where the recipe these vectors test is written."""
-    card_order: tuple[str, ...]
+    card_order: Deck
     """The 52 codes in the order the shuffle starts from."""
     below_examples: tuple[BelowExample, ...]
     """Worked examples of ``below(n)``, rejected words included."""
