@@ -35,7 +35,8 @@ async def test_an_analysis_is_made_once_and_kept_for_every_instance(
     thinker = CountingThinker()
     try:
         service = GameService(store, Lobby(store), thinker=thinker)
-        game = await service.create_game(Rules(target=3, turn_seconds=None), ["random"] * 4)
+        # Above a kick's 3 points, so the game has decisions to analyse.
+        game = await service.create_game(Rules(target=7, turn_seconds=None), ["random"] * 4)
         analyses = Analyses(service, store, ttl_s=600)
         first, second = await asyncio.gather(analyses.of(game.game_id), analyses.of(game.game_id))
         assert first == second and first and thinker.analysed == 1

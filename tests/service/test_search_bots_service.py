@@ -43,7 +43,9 @@ async def test_a_decision_too_slow_falls_back_to_the_heuristic(store: RedisEvent
     thinker = Thinker(workers=1, timeout_s=0.0)  # no search can answer in no time
     service = GameService(store, Lobby(store), thinker=thinker)
     try:
-        created = await service.create_game(Rules(target=3), ["strong"] * 4)
+        # A target above a kick's 3 points: the game cannot end on the first kick, before
+        # the begger's (a bot's) first decision, so at least one decision falls back.
+        created = await service.create_game(Rules(target=7), ["strong"] * 4)
         state = await service.state(created.game_id)
         assert state.phase == "ended"  # the table never stalled
         assert thinker.fallbacks > 0 and thinker.decisions == 0
