@@ -170,6 +170,13 @@ def _join(out: _Outcome, state: State, cmd: Join) -> None:
         raise RuleViolation("invalid_seat", f"there is no seat {cmd.seat}: seats are 0..3")
     if state.rated and (cmd.bot is not None or cmd.player is None):
         raise RuleViolation("rated_table", "a rated table seats only people with a player id")
+    if cmd.player is not None and any(
+        other is not None and other.player == cmd.player and seat != cmd.seat
+        for seat, other in enumerate(state.players)
+    ):
+        # One person, one seat: a second would show them two hands (a seat they left
+        # included, whose result stays theirs). Only that seat may be taken back.
+        raise RuleViolation("already_seated", "you hold another seat at this table")
     held = state.players[cmd.seat]
     if held is not None:
         # A seat whose person left, or has been away for a while, may be taken over.

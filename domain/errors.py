@@ -11,6 +11,7 @@ ViolationCode = Literal[
     "wrong_phase",
     "invalid_seat",
     "seat_taken",
+    "already_seated",
     "not_your_turn",
     "unknown_card",
     "card_not_in_hand",

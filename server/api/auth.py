@@ -72,9 +72,15 @@ class SeatAuth:
             raise Forbidden("this token is for another game")
         return claim
 
-    def claim_seat(self, game_id: str, seat: int, token: str | None) -> TokenClaim:
+    async def claim_seat(self, game_id: str, seat: int, token: str | None) -> TokenClaim:
+        """What ``token`` says it is for, which must be ``seat`` (checked without Redis, the
+        token itself being checked where its command is stored). A token for another seat
+        is verified before it hears so: a forged one gets the 401 every forgery gets, never
+        a 403 that repeats the seat it names."""
         claim = self.claim(game_id, token)
         if claim.seat != seat:
+            assert token is not None
+            await self.verify(claim, token)
             raise Forbidden(f"this token is for seat {claim.seat}, not seat {seat}")
         return claim
 

@@ -283,6 +283,14 @@ class GameService:
             except VersionConflict:
                 state = await self.state(game_id)
                 continue
+            if result.duplicate and not matches(
+                token, await self.store.seat_token_hash(game_id, seat)
+            ):
+                # The seating stands, but its token was replaced since (re-issued to another
+                # device, or the seat taken over): a dead token is no answer.
+                raise RuleViolation(
+                    "seat_taken", f"seat {seat} has another token now: this seating's is dead"
+                )
             return SeatGrant(game_id, seat, token, result.version, result.duplicate)
         raise TooManyConflicts(f"game {game_id} is too busy; retry")
 

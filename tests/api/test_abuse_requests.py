@@ -130,7 +130,7 @@ async def test_only_new_tables_use_up_the_quota(quota_server: ServerProcess) -> 
     """Retries answered as duplicates and refused creations are not counted; a retry still
     gets its table once the quota is used up."""
     me = {"X-Forwarded-For": "198.19.7.3"}
-    keyed = {**me, "Idempotency-Key": "quota-key-1"}
+    keyed = {**me, "Idempotency-Key": "quota-key-1-0123456789"}
     async with httpx.AsyncClient(base_url=quota_server.url, timeout=10.0) as client:
         first = await client.post("/v1/games", json={}, headers=keyed)
         assert first.status_code == 201, first.text
@@ -145,7 +145,7 @@ async def test_only_new_tables_use_up_the_quota(quota_server: ServerProcess) -> 
         late = await client.post("/v1/games", json={}, headers=keyed)
         assert late.status_code == 201, late.text
         assert late.json() == {**first.json(), "duplicate": True}
-        unknown = {**me, "Idempotency-Key": "quota-key-2"}
+        unknown = {**me, "Idempotency-Key": "quota-key-2-0123456789"}
         problem_of(await client.post("/v1/games", json={}, headers=unknown), 429, "quota_exceeded")
 
 

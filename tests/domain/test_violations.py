@@ -97,6 +97,22 @@ def test_a_rated_seat_is_taken_over_only_by_its_player():
     assert game.state.players[2].player == "p2" and not game.state.players[2].left
 
 
+def test_a_player_holds_one_seat_of_a_table():
+    """A second seat would show one person two hands: refused whether open or left, and a
+    seat the player left is theirs to take back (only that one)."""
+    state, _ = execute(State(), CREATE)
+    state, _ = execute(state, Join(seat=0, name="ann", player="p1"))
+    refuse_on(state, Join(seat=1, name="ann again", player="p1"), "already_seated")
+    state, _ = execute(state, Join(seat=1, name="anon"))  # anonymous seats are anyone's
+    state, _ = execute(state, Join(seat=2, name="bea", player="p2"))
+    game = Game(rated=True)
+    game.deal(build_deck(0))
+    game.do(Leave(seat=1), at=LIFECYCLE_AT)
+    game.do(Leave(seat=2), at=LIFECYCLE_AT)
+    game.refuse(Join(seat=1, name="two seats", player="p2"), "already_seated", at=LIFECYCLE_AT)
+    game.do(Join(seat=2, name="back again", player="p2"), at=LIFECYCLE_AT + 1)
+
+
 @pytest.mark.parametrize("seat", [-1, 4, 7])
 def test_invalid_seat(seat):
     state, _ = execute(State(), CREATE)

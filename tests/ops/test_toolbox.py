@@ -124,7 +124,9 @@ async def test_expire_sets_a_ttl_on_finished_games_records(toolbox: Toolbox) -> 
             "game_id"
         ]
         seated = await client.post(
-            f"/v1/games/{game_id}/seats/0", json={"name": "Ann"}, headers={"Idempotency-Key": "k"}
+            f"/v1/games/{game_id}/seats/0",
+            json={"name": "Ann"},
+            headers={"Idempotency-Key": "expire-seat-key-0123"},
         )
         assert seated.status_code == 201, seated.text
         assert (

@@ -43,11 +43,13 @@ back in ``If-None-Match`` to get 304 (no body) until the game moves.
 
 **Idempotency.** Send an ``Idempotency-Key`` with every write. The same key with the same body \
 returns the first outcome with ``duplicate: true``; the same key with another body is 409 \
-``idempotency_key_reused``. Command keys belong to the seat; creation keys are shared by all \
-clients (a creation hands out no secret). A refused request stores nothing, so its retry is \
-decided anew. Keys are kept as long as the game. A 503 (or a lost answer) after a write means \
-the write may have been applied: retry with the same key. Taking a seat with a key: the retry \
-returns the same seat token (use a random key: it works as a secret).
+``idempotency_key_reused``. Command keys belong to the token that holds the seat. A refused \
+request stores nothing, so its retry is decided anew. Keys are kept as long as the game. A 503 \
+(or a lost answer) after a write means the write may have been applied: retry with the same \
+key. The key of a creation or of a seating works as a secret (its retry returns the same \
+creator or seat token), so it must be random and at least 16 characters long (a shorter one \
+is 400). A seating retried after its token was replaced (re-issued, or the seat taken over) \
+is 409 ``seat_taken``: that token is dead.
 
 **Rate limits.** Writes (POST) are limited per client per window (``ALLFOURS_RATE_LIMIT`` per \
 ``ALLFOURS_RATE_WINDOW_S``, 600 a minute by default, shared across instances); reads are not. \

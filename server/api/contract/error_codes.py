@@ -44,6 +44,9 @@ ERROR_CODES: Final[dict[str, ErrorCode]] = {
         409, "giving one would let the begging team win (`give_one_at_13: forbidden`)"
     ),
     "seat_taken": ErrorCode(409, "someone sits there"),
+    "already_seated": ErrorCode(
+        409, "the player key holds another seat at this table (one person, one seat)"
+    ),
     "game_over": ErrorCode(409, "the game has ended"),
     "no_game": ErrorCode(409, "a table whose game has not been set up"),
     "game_exists": ErrorCode(409, "the game was set up already (a second creation)"),

@@ -17,6 +17,7 @@ from litestar.openapi.spec import (
     OpenAPIResponse,
     OpenAPIType,
     Operation,
+    Parameter,
     Reference,
     RequestBody,
     Schema,
@@ -185,6 +186,18 @@ def _tidy(schema: Schema) -> Schema:
     return schema
 
 
+def _present(schema: Schema) -> Schema:
+    """An optional parameter's schema without its ``null`` arm: absent is how a header or a
+    query parameter says None, and a generator that sends the arm sends the text "null"."""
+    if schema.one_of is not None:
+        schema.one_of = [
+            arm
+            for arm in schema.one_of
+            if not (isinstance(arm, Schema) and arm.type == OpenAPIType.NULL)
+        ]
+    return _tidy(schema)
+
+
 def _grouped(arms: list[Schema | Reference]) -> list[Schema | Reference]:
     """A ``oneOf`` that mixes tagged structs with other schemas (a stream's data: an event, a
     view or ``{}``) with the tagged ones gathered into one discriminated ``oneOf`` arm."""
@@ -266,6 +279,9 @@ class DocumentedOperation(Operation):
     ``X-Request-ID`` on all, ``Retry-After`` with 429 and 503, ``WWW-Authenticate`` with 401."""
 
     def __post_init__(self) -> None:
+        for parameter in self.parameters or ():
+            if isinstance(parameter, Parameter) and isinstance(parameter.schema, Schema):
+                parameter.schema = _present(parameter.schema)
         body = self.request_body
         if isinstance(body, RequestBody):
             for media in (body.content or {}).values():

@@ -203,8 +203,8 @@ def _to_problem(request: Request[Any, Any, Any], exc: Exception) -> Response[Pro
         if _is_unknown_card(exc):
             # The card enum is checked while parsing the body, before the rules see it: keep
             # the rules' code and status for it, as documented.
-            return problem_response(request, 422, "unknown_card", _validation_detail(exc))
-        return problem_response(request, 400, "invalid_request", _validation_detail(exc))
+            return problem_response(request, 422, "unknown_card", _validation_detail(request, exc))
+        return problem_response(request, 400, "invalid_request", _validation_detail(request, exc))
     if isinstance(exc, NotFoundException):
         return problem_response(request, 404, "not_found", exc.detail)
     if isinstance(exc, MethodNotAllowedException):
@@ -234,13 +234,18 @@ def _is_unknown_card(exc: ValidationException) -> bool:
     )
 
 
-def _validation_detail(exc: ValidationException) -> str:
+def _validation_detail(request: Request[Any, Any, Any], exc: ValidationException) -> str:
+    """What was wrong, naming the path but never the query: Litestar's own detail repeats the
+    whole URL, a ``?token=`` included (a secret has no place in an answer or its logs)."""
+    detail = str(exc.detail)
+    if detail.startswith("Validation failed for "):
+        detail = f"Validation failed for {request.method} {request.url.path}"
     extra = exc.extra
     if isinstance(extra, list) and extra:
         first = extra[0]
         if isinstance(first, dict):
-            return f"{exc.detail}: {first.get('message', '')} ({first.get('key', '')})"
-    return str(exc.detail)
+            return f"{detail}: {first.get('message', '')} ({first.get('key', '')})"
+    return detail
 
 
 EXCEPTION_HANDLERS = {Exception: _to_problem}

@@ -122,7 +122,7 @@ class CommandsController(Controller):
         idempotency_key: IdempotencyKey = None,
     ) -> CommandAccepted:
         token = token_of(request)
-        claim = ctx.auth.claim_seat(game_id, seat, token)
+        claim = await ctx.auth.claim_seat(game_id, seat, token)
         assert token is not None
         command = domain_command(data, seat)
         kind = type(data).__struct_config__.tag

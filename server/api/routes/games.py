@@ -34,9 +34,9 @@ from server.api.routes.params import (
     SEAT_OPTIONAL,
     SEAT_REQUIRED,
     GameId,
-    IdempotencyKey,
     ListCursor,
     SeatToken,
+    SecretKey,
 )
 from server.api.routes.viewing import seen_by
 from server.errors import (
@@ -84,7 +84,7 @@ class GamesController(Controller):
         request: Request[Any, Any, Any],
         data: JSONBody[CreateGame],
         ctx: NamedDependency[AppContext],
-        idempotency_key: IdempotencyKey = None,
+        idempotency_key: SecretKey = None,
     ) -> GameRef:
         made_already = (
             None if idempotency_key is None else partial(ctx.service.created_with, idempotency_key)

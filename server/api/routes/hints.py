@@ -15,6 +15,7 @@ from server.api.context import AppContext
 from server.api.contract.models import HintList
 from server.api.contract.openapi import DocumentedOperation, problems
 from server.api.routes.params import SEAT_REQUIRED, GameId, SeatPath
+from server.api.routes.viewing import seen_by
 
 __all__ = ["HintsController"]
 
@@ -33,7 +34,8 @@ class HintsController(Controller):
         "``legal_actions`` with the ``master`` bot's estimate of the chance that the seat's "
         "team wins the game after it, best first, computed from what the seat may see only "
         "(its hand, the cards played, the kicks: never another seat's cards). Not the seat's "
-        "turn: an empty list. A rated table gives no hints (409 ``rated_table``). Each "
+        "turn: an empty list. A rated table gives no hints (409 ``rated_table``), nor does a "
+        "seat to a token whose person left it (409 ``not_a_person``). Each "
         "call searches anew (tens of milliseconds of a bot worker).",
         responses=problems(
             "invalid_request",
@@ -41,6 +43,7 @@ class HintsController(Controller):
             "forbidden",
             "not_found",
             "rated_table",
+            "not_a_person",
             "unavailable",
         ),
     )
@@ -52,11 +55,14 @@ class HintsController(Controller):
         ctx: NamedDependency[AppContext],
     ) -> HintList:
         token = token_of(request)
-        claim = ctx.auth.claim_seat(game_id, seat, token)
+        claim = await ctx.auth.claim_seat(game_id, seat, token)
         assert token is not None
         await ctx.auth.verify(claim, token)  # before the game is even looked at
         state = await ctx.service.state(game_id)
         if state.rated:
             raise RuleViolation("rated_table", "a rated game is played without hints")
+        if seen_by(state, seat) is None:
+            # Its person left: the bot's hand is not theirs to see, nor searched for them.
+            raise RuleViolation("not_a_person", "you left this seat: it has no hints for you")
         ranked = await ctx.service.thinker.hints(state, seat)
         return HintList.of(state.version, seat, ranked)

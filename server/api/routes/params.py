@@ -19,24 +19,32 @@ IdempotencyKey = Annotated[
         description="A client-chosen key that makes a write safe to retry. The same key with "
         "the same body returns the first outcome (``duplicate: true``) instead of acting "
         "twice; the same key with another body is refused (409 ``idempotency_key_reused``). "
-        "A command's keys belong to its seat (two seats may use the same keys); creation keys "
-        "are shared by every client. A refused request stores nothing, so its retry is decided "
+        "A command's keys belong to the token that holds its seat (two seats may use the same "
+        "keys, and only that token hears a key's first outcome). A refused request stores "
+        "nothing, so its retry is decided "
         "anew. Keys are kept as long as the game. After a 503 (or a lost answer) the write may "
         "have been applied: retry with the same key to learn its outcome.",
     ),
 ]
-SeatingKey = Annotated[
+SECRET_KEY_LENGTH = 16
+"""The shortest key accepted where a key works as a secret: with 16 random characters nobody
+guesses another client's key."""
+SecretKey = Annotated[
     str | None,
     HeaderParameter(
         name="Idempotency-Key",
         required=False,
-        min_length=1,
+        min_length=SECRET_KEY_LENGTH,
         max_length=200,
-        description="A random client-chosen key: a retry with the same key and body after a "
-        "lost answer returns the same seat token. The key works as a secret (whoever sends "
-        "it again gets the token): use a random one of at least 16 characters.",
+        # Visible ASCII only: a header's surrounding spaces are not part of its value.
+        pattern=r"^[!-~]+$",
+        description="A random client-chosen key of at least 16 characters (a UUID): a retry "
+        "with the same key and body after a lost answer returns the same answer, the seat "
+        "token or creator token included. The key works as a secret (whoever sends it again "
+        "gets that token), so a shorter one is refused (400).",
     ),
 ]
+"""The key of a creation or a seating, which hands out a token."""
 SeatToken = Annotated[
     str | None,
     QueryParameter(

@@ -31,8 +31,8 @@ from server.api.routes.params import (
     PLAYER_REQUIRED,
     SEAT_OPTIONAL,
     GameId,
-    SeatingKey,
     SeatPath,
+    SecretKey,
 )
 from server.errors import (
     Forbidden,
@@ -62,12 +62,16 @@ class SeatsController(Controller):
         "``Authorization: Bearer``; anyone else gets 409 ``seat_reserved`` until then. "
         "With a player key as ``Authorization: Bearer`` the seat is linked to that player "
         "(listMyGames lists the game; reissueSeatToken gives a fresh token on any device), "
-        "and a rematch seat the player held is theirs to claim. A private table needs its "
+        "and a rematch seat the player held is theirs to claim; a player holds one seat of a "
+        "table (409 ``already_seated``: a seat they left is theirs to take back, no other). "
+        "A retry after the seat's token was replaced (re-issued, or the seat taken over) is "
+        "409 ``seat_taken``, never the dead token. A private table needs its "
         "``invite`` in the body (403 without it).",
         status_code=201,
         responses=problems(
             *SEAT_REFUSALS,
             "seat_taken",
+            "already_seated",
             "seat_reserved",
             "name_taken",
             "invalid_name",
@@ -85,7 +89,7 @@ class SeatsController(Controller):
         seat: SeatPath,
         data: JSONBody[TakeSeat],
         ctx: NamedDependency[AppContext],
-        idempotency_key: SeatingKey = None,
+        idempotency_key: SecretKey = None,
     ) -> SeatGranted:
         bearer = token_of(request)
         player_id = None
@@ -115,7 +119,7 @@ class SeatsController(Controller):
         if state.rematch_of is None:
             raise Forbidden("this table is no rematch: seat tokens of other games mean nothing")
         await ctx.auth.seat_of(state.rematch_of, old, required=True)
-        ctx.auth.claim_seat(state.rematch_of, seat, old)
+        await ctx.auth.claim_seat(state.rematch_of, seat, old)
         return True
 
     @staticmethod

@@ -1,0 +1,139 @@
+"""What a seat's secrets do not hand out (outside reviewers' findings, stop 29): one player
+key holds one seat of a table, never two hands; a token whose person left gets no hints; a
+forged token naming another seat gets the same 401 as every forgery; a refusal never repeats
+the query (a ``?token=`` in it); the keys that hand out tokens are long enough not to be
+guessed; and a seating retried after its token was replaced gets no dead token."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import httpx
+import pytest
+from support import bearer, create_game, problem_of, take_seat, view_of
+from test_players import new_player, seat_with_key
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
+
+
+async def test_one_player_key_holds_one_seat_of_a_table(client: httpx.AsyncClient) -> None:
+    ann = await new_player(client, "Ann")
+    game = (await create_game(client, [None, None, "random", "random"], turn_seconds=None))[
+        "game_id"
+    ]
+    seated = await seat_with_key(client, game, 0, ann)
+    assert seated.status_code == 201, seated.text
+    before = await view_of(client, game)
+    second = await seat_with_key(client, game, 1, {**ann, "name": "Ann Two"})
+    problem_of(second, 409, "already_seated")
+    after = await view_of(client, game)
+    assert after["version"] == before["version"] and after["seats"][1]["name"] is None
+    # Someone else takes seat 1 and leaves it: its takeover is open to anyone but Ann, who
+    # would see both hands (hers, and the opponent's the bot now plays).
+    bo = await take_seat(client, game, 1, "Bo")
+    left = await client.post(
+        f"/v1/games/{game}/seats/1/commands", json={"type": "leave"}, headers=bearer(bo)
+    )
+    assert left.status_code == 200, left.text
+    takeover = await seat_with_key(client, game, 1, {**ann, "name": "Ann Two"})
+    problem_of(takeover, 409, "already_seated")
+    assert (await view_of(client, game))["seats"][1]["left"] is True
+    # Her own seat, once left, is hers to take back; and only that one.
+    token = seated.json()["token"]
+    mine = await client.post(
+        f"/v1/games/{game}/seats/0/commands", json={"type": "leave"}, headers=bearer(token)
+    )
+    assert mine.status_code == 200, mine.text
+    problem_of(
+        await seat_with_key(client, game, 1, {**ann, "name": "Ann Two"}), 409, "already_seated"
+    )
+    back = await seat_with_key(client, game, 0, ann)
+    assert back.status_code == 201, back.text
+    assert (await view_of(client, game, back.json()["token"]))["viewer"] == 0
+
+
+async def test_a_token_whose_person_left_gets_no_hints(client: httpx.AsyncClient) -> None:
+    game = (await create_game(client, [None, "random", "random", "random"], turn_seconds=None))[
+        "game_id"
+    ]
+    token = await take_seat(client, game, 0, "Cy")
+    hints = f"/v1/games/{game}/seats/0/hints"
+    assert (await client.get(hints, headers=bearer(token))).status_code == 200
+    left = await client.post(
+        f"/v1/games/{game}/seats/0/commands", json={"type": "leave"}, headers=bearer(token)
+    )
+    assert left.status_code == 200, left.text
+    refused = await client.get(hints, headers=bearer(token))
+    problem_of(refused, 409, "not_a_person")
+    assert '"card"' not in refused.text and "hints" not in refused.json()
+
+
+async def test_a_forged_token_for_another_seat_is_told_only_that_it_is_forged(
+    client: httpx.AsyncClient,
+) -> None:
+    """A token naming seat 1 sent for seat 0: a true one hears it is for another seat (403),
+    a forged one the 401 every forgery gets, never which seat it named."""
+    game = (await create_game(client, [None, None, "random", "random"]))["game_id"]
+    tokens = [await take_seat(client, game, seat, name) for seat, name in ((0, "Dee"), (1, "Eli"))]
+    forged = tokens[1][:-4] + ("AAAA" if not tokens[1].endswith("AAAA") else "BBBB")
+    for method, path, body in [
+        ("POST", f"/v1/games/{game}/seats/0/commands", {"type": "stand"}),
+        ("GET", f"/v1/games/{game}/seats/0/hints", None),
+    ]:
+        answer = await client.request(method, path, json=body, headers=bearer(forged))
+        problem = problem_of(answer, 401, "unauthorized")
+        assert "seat 1" not in problem["detail"]
+        true = await client.request(method, path, json=body, headers=bearer(tokens[1]))
+        assert "seat 1" in problem_of(true, 403, "forbidden")["detail"]
+
+
+async def test_a_refusal_never_repeats_the_query(client: httpx.AsyncClient) -> None:
+    game = (await create_game(client, [None, "random", "random", "random"]))["game_id"]
+    token = await take_seat(client, game, 0, "Flo")
+    for path in (f"/v1/games/{game}/events", f"/v1/games/{game}/stream"):
+        answer = await client.get(path, params={"token": token, "after": "not-a-number"})
+        problem = problem_of(answer, 400, "invalid_request")
+        assert token not in answer.text and "token=" not in answer.text
+        assert problem["detail"].startswith(f"Validation failed for GET {path}")
+
+
+@pytest.mark.parametrize("short", ["k", "0123456789abcde"])
+async def test_keys_that_hand_out_tokens_must_be_long(
+    client: httpx.AsyncClient, short: str
+) -> None:
+    """A creation's or a seating's key returns its token to whoever sends it again: one a
+    stranger could guess is refused, and nothing is made."""
+    key = {"Idempotency-Key": short}
+    open_before = (await client.get("/v1/games?status=open&limit=100")).json()["games"]
+    problem_of(await client.post("/v1/games", json={}, headers=key), 400, "invalid_request")
+    open_after = (await client.get("/v1/games?status=open&limit=100")).json()["games"]
+    assert open_after == open_before
+    game = (await create_game(client, [None, None, None, None]))["game_id"]
+    seating = await client.post(f"/v1/games/{game}/seats/0", json={"name": "Gus"}, headers=key)
+    problem_of(seating, 400, "invalid_request")
+    assert (await view_of(client, game))["seats"][0]["name"] is None
+    long_enough = {"Idempotency-Key": short + "x" * (16 - len(short))}
+    assert (await client.post("/v1/games", json={}, headers=long_enough)).status_code == 201
+    assert (
+        await client.post(f"/v1/games/{game}/seats/0", json={"name": "Gus"}, headers=long_enough)
+    ).status_code == 201
+
+
+async def test_a_seating_retried_after_a_reissue_gets_no_dead_token(
+    client: httpx.AsyncClient,
+) -> None:
+    hal = await new_player(client, "Hal")
+    game = (await create_game(client, [None, "random", "random", "random"]))["game_id"]
+    headers = {**bearer(hal["key"]), "Idempotency-Key": f"seat-{uuid.uuid4()}"}
+    body: dict[str, Any] = {"name": "Hal"}
+    first = await client.post(f"/v1/games/{game}/seats/0", json=body, headers=headers)
+    assert first.status_code == 201, first.text
+    again = await client.post(f"/v1/games/{game}/seats/0", json=body, headers=headers)
+    assert again.json() == {**first.json(), "duplicate": True}
+    reissued = await client.post(f"/v1/games/{game}/seats/0/token", headers=bearer(hal["key"]))
+    assert reissued.status_code == 201, reissued.text
+    late = await client.post(f"/v1/games/{game}/seats/0", json=body, headers=headers)
+    problem_of(late, 409, "seat_taken")
+    assert first.json()["token"] not in late.text
+    assert (await view_of(client, game, reissued.json()["token"]))["viewer"] == 0
