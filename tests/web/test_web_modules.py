@@ -90,14 +90,19 @@ async def test_a_result_puts_the_winners_score_first(page: Page) -> None:
     await page.goto("/")
     result = await page.evaluate(
         """async () => {
-      const { finishLine, narrate, resultLine, scoreLine } = await import('/static/js/narrate.js');
+      const { finishLine, narrate, resultLine, scoreLine, yourFinishLine } =
+        await import('/static/js/narrate.js');
       const names = ['Ann', 'Ben', 'Cy', 'Di'];
       const ended = { type: 'GameEnded', winner: 1, scores: [9, 14], reason: 'target' };
       const listed = (winner, end_reason, scores) => finishLine({ winner, end_reason, scores });
       return [scoreLine([9, 14], 1), scoreLine([1, 0], 1), resultLine([3, 5], null),
               resultLine([9, 14], 1), narrate(ended, names, null),
               listed(1, 'resigned', [9, 4]), listed(null, 'aborted', [0, 0]),
-              listed(null, 'expired', [0, 0])];
+              listed(null, 'expired', [0, 0]),
+              yourFinishLine({ winner: 1, end_reason: 'target', scores: [9, 14] }, 3),
+              yourFinishLine({ winner: 1, end_reason: 'resigned', scores: [9, 4] }, 2),
+              yourFinishLine({ winner: null, end_reason: 'aborted', scores: [0, 0] }, 0),
+              yourFinishLine({ winner: 0, end_reason: 'target', scores: [14, 2] }, null)];
     }"""
     )
     assert result == [
@@ -109,6 +114,10 @@ async def test_a_result_puts_the_winners_score_first(page: Page) -> None:
         "Team B won 4\u2013\u20609",  # resigned: the winner may have fewer points
         "Aborted before a card was played",
         "Closed: nobody came in time",
+        "You won 14\u2013\u20609",  # seat 3 is Team B: their score first
+        "You lost 9\u2013\u20604",  # seat 2's team resigned with more points
+        "Aborted before a card was played",
+        "Team A won 14\u2013\u20602",  # a game the player did not sit at
     ]
 
 
@@ -522,3 +531,55 @@ async def test_the_lobby_keeps_a_rematchs_seats_until_their_time(page: Page) -> 
     assert result["shown"][0][1].startswith("Kept for a player of the last game until")
     assert [text for text, _ in result["later"]][:3] == ["1open", "2open", "3open"]
     assert result["title"] == "A rematch"
+
+
+WINNERS_PILL = """async () => {
+  const { apply, initial } = await import('/static/js/state.js');
+  const { renderTable } = await import('/static/js/table.js');
+  const seats = [0, 1, 2, 3].map((seat) => ({ seat, team: seat % 2, name: `Player ${seat}`,
+    bot: null, cards_held: 0, away: false, left: false }));
+  const view = { version: 300, phase: 'ended', viewer: 1, to_act: null, dealer: 3, hand_number: 6,
+    deal_number: 1, seats, rules: { target: 14, turn_seconds: 60 }, trump: 'H', kicks: ['4D'],
+    scores: [9, 14], trick: [], last_trick: [], tricks_played: 6, game_counts: [0, 0], hand: [],
+    legal_actions: [], winner: 1, seed_commitment: 'c', seed: null, deadline: null,
+    seat_actions: [], end_reason: 'target', rematch: null };
+  const state = apply(initial('g', 1), { kind: 'view', view });
+  document.querySelector('main').replaceChildren(
+    renderTable(state, { now: () => 0, speed: () => 'normal' }));
+  const pill = document.querySelector('.team-1').getBoundingClientRect();
+  const score = document.querySelector('.team-1 .team-score').getBoundingClientRect();
+  return { inside: score.left >= pill.left && score.right <= pill.right,
+           text: document.querySelector('.team-1 .team-score').textContent,
+           you: document.querySelector('.team-1 .team-name').textContent };
+}"""
+
+
+@pytest.mark.parametrize("width", [360, 1280])
+async def test_the_winners_whole_score_shows_on_any_screen(page: Page, width: int) -> None:
+    """Your own team's pill, won ("Team B (you) ★"), keeps its score whole at 360 px: the name
+    gives way, never "14 /" (an outside reviewer's finding)."""
+    await page.set_viewport_size({"width": width, "height": 640 if width == 360 else 720})
+    await page.goto("/")
+    shown = await page.evaluate(WINNERS_PILL)
+    assert shown == {"inside": True, "text": "14 / 14", "you": "Team B (you)"}
+
+
+async def test_every_link_of_the_top_bar_fits_a_small_phone(page: Page) -> None:
+    """At 360 px the four links (Replays included) are all on screen, none clipped."""
+    await page.set_viewport_size({"width": 360, "height": 640})
+    await page.goto("/")
+    await page.locator(".topnav a").first.wait_for()
+    boxes = await page.evaluate(
+        """() => {
+           // As on a table's page, where the connection's state shows beside the links.
+           const connection = document.querySelector('#connection');
+           Object.assign(connection, { hidden: false, textContent: 'Reconnecting…' });
+           connection.dataset.status = 'reconnecting';
+           return [...document.querySelectorAll('.topnav a, #connection')].map((a) => {
+             const box = a.getBoundingClientRect();
+             return [a.textContent, box.width > 0 && box.left >= 0 && box.right <= innerWidth];
+           });
+         }"""
+    )
+    assert [name for name, _ in boxes][:4] == ["Lobby", "My games", "Leaderboard", "Replays"]
+    assert all(fits for _, fits in boxes), boxes

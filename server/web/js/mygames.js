@@ -4,7 +4,7 @@
 
 import { h } from "./dom.js";
 import { gameRow } from "./lobby.js";
-import { finishLine, resultLine } from "./narrate.js";
+import { resultLine, yourFinishLine } from "./narrate.js";
 
 const STATUS_TEXT = { open: "Waiting for players", in_progress: "Playing", finished: "Finished" };
 
@@ -19,7 +19,7 @@ function row(game, playerId, handlers, now) {
   const action = game.status !== "finished"
     ? h("button", { type: "button", class: "small primary", "data-key": `open-${game.game_id}`, onclick: () => handlers.open(game, seat) }, seat === null ? "Watch" : "Return to your seat")
     : h("a", { class: "button small", href: `/replay/${encodeURIComponent(game.game_id)}`, "data-link": true }, "Replay");
-  const result = game.status === "finished" ? finishLine(game) : game.status === "in_progress" ? resultLine(game.scores, null) : "";
+  const result = game.status === "finished" ? yourFinishLine(game, seat) : game.status === "in_progress" ? resultLine(game.scores, null) : "";
   const about = [STATUS_TEXT[game.status] || game.status, seat === null ? null : `seat ${seat + 1}`, result || null].filter(Boolean).join(" · ");
   return gameRow(game, [action], [game.rated ? h("span", { class: "badge" }, "Rated") : null, h("span", { class: "outcome" }, about)], now);
 }

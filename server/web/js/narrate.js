@@ -34,6 +34,14 @@ export function finishLine(game) {
   return resultLine(game.scores, null);
 }
 
+/** A finished game in the list of a player who sat at it (`seat`): "You won 14–9" or "You
+ * lost 9–14" (their team's score first), where "Team B won" left them to work out their team. */
+export function yourFinishLine(game, seat) {
+  if (seat === null || game.winner === null) return finishLine(game);
+  const team = seat % 2;
+  return `${game.winner === team ? "You won" : "You lost"} ${scoreLine(game.scores, team)}`;
+}
+
 export function awardName(kind) {
   return AWARD_NAMES[kind] || kind;
 }

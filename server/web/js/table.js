@@ -149,7 +149,7 @@ function scoreboard(view, me) {
           class: `team team-${team}${team === mine ? " mine" : ""}${view.winner === team ? " winner" : ""}`,
           "data-team": team,
         },
-        h("span", { class: "team-name" }, TEAM_NAMES[team], team === mine ? " (you)" : ""),
+        h("span", { class: "team-name" }, TEAM_NAMES[team], team === mine ? h("span", { class: "you-mark" }, " (you)") : null),
         h("span", { class: "team-members", title: teamMembers(view, team) }, teamMembers(view, team)),
         h(
           "span",
