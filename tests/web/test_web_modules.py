@@ -334,6 +334,29 @@ async def test_the_hand_summary_lists_every_point_of_the_events_in_award_order(
     assert [row[0] for row in stopped["rows"]] == ["kick", "give_one", "high"]
 
 
+async def test_a_game_won_on_a_kick_is_summed_up_by_that_hand(page: Page) -> None:
+    """The game ends on hand 3's kick, unscored: that hand's summary shows the kick that won
+    it and the final score, not the score before it (an outside reviewer saw hand 2's left
+    up as the ending)."""
+    await page.goto("/")
+    scored = _hand_events(
+        [{"kind": "high", "team": 1, "points": 1, "card": "AD", "seat": 1}], [8, 11]
+    )
+    deal = {"type": "Dealt", "at": 0, "dealer": 0, "hands": [None] * 4, "stock": None}
+    won = [
+        {**deal, "hand": 3, "deal": 1},
+        {"type": "Revealed", "at": 0, "card": "JS", "points": 3, "team": 1},
+        {"type": "GameEnded", "at": 0, "winner": 1, "scores": [8, 14], "reason": "target"},
+    ]
+    shown = await page.evaluate(HAND_SUMMARY, scored + won)
+    assert shown == {
+        "hand": "3",
+        "rows": [["kick", "Kick (jack of spades)", "Team B +3"]],
+        "counts": None,
+        "score": ["Team A 8", "Team B 14"],
+    }
+
+
 PACER = """async () => {
   const { createPacer, STEP_MS } = await import('/static/js/pace.js');
   const run = (factor, steps, { clockLeft = () => null, offer = null, hurryAt = null } = {}) => {
@@ -583,3 +606,32 @@ async def test_every_link_of_the_top_bar_fits_a_small_phone(page: Page) -> None:
     )
     assert [name for name, _ in boxes][:4] == ["Lobby", "My games", "Leaderboard", "Replays"]
     assert all(fits for _, fits in boxes), boxes
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 720), (360, 640)])
+async def test_the_new_tables_seat_menus_show_their_choice_whole(
+    page: Page, width: int, height: int
+) -> None:
+    """Each seat's menu is wide enough for its longest choice ("Beginner bot") beside its
+    arrow: at 1280 px four in a row cut "Strong bot" to "Strong bo"."""
+    await page.set_viewport_size({"width": width, "height": height})
+    await page.goto("/")
+    await page.locator(".seats-choice select").first.wait_for()
+    room = await page.evaluate(
+        """() => [...document.querySelectorAll('.seats-choice select')].map((select) => {
+             const style = getComputedStyle(select);
+             const probe = document.createElement('span');
+             probe.style.font = style.font;
+             probe.style.whiteSpace = 'nowrap';
+             const longest = [...select.options].map((o) => o.text)
+               .sort((a, b) => b.length - a.length)[0];
+             probe.textContent = longest;
+             document.body.append(probe);
+             const text = probe.getBoundingClientRect().width;
+             probe.remove();
+             const inner = select.clientWidth - parseFloat(style.paddingLeft)
+               - parseFloat(style.paddingRight);
+             return inner - 20 - text;  // 20 px for the menu's arrow
+           })"""
+    )
+    assert len(room) == 4 and min(room) >= 0, room

@@ -54,8 +54,14 @@ export function noteEvent(book, event) {
       }));
       return { ...next, scores: [...event.scores] };
     }
-    case "GameEnded":
-      return { ...book, scores: [...event.scores] };
+    case "GameEnded": {
+      // A game won on a kick (or given one, or resigned) ends its hand unscored: the hand's
+      // score is the game's last.
+      const last = book.hands[book.hands.length - 1];
+      if (!last || last.scored) return { ...book, scores: [...event.scores] };
+      const next = withCurrent(book, (hand) => ({ ...hand, scores: [...event.scores] }));
+      return { ...next, scores: [...event.scores] };
+    }
     default:
       return book;
   }

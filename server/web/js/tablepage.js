@@ -85,9 +85,13 @@ export function mountTable(root, gameId, { navigate, askName }) {
     if (step.view) dispatch({ kind: "view", view: step.view });
     const event = step.event;
     dispatch({ kind: "motion", motion: event ? { type: event.type, seat: event.seat ?? null, at: Date.now(), ms } : null });
-    if (event?.type === "HandScored") {
-      const scored = state.book.hands[state.book.hands.length - 1];
-      if (scored) openSummary(scored.number);
+    const last = state.book.hands[state.book.hands.length - 1];
+    if (event?.type === "HandScored" && last) openSummary(last.number);
+    if (event?.type === "GameEnded" && last && !last.scored) {
+      // Ended inside a hand: a kick's points that won it are its story; else (a resignation)
+      // the last hand's summary, still up, would tell a finished story as the ending.
+      if (last.points.length) openSummary(last.number);
+      else closeSummary();
     }
   }
 
@@ -97,9 +101,13 @@ export function mountTable(root, gameId, { navigate, askName }) {
     summaryTimer = setTimeout(() => !unmounted && dispatch({ kind: "summary", hand: null }), SUMMARY_MS);
   }
 
-  function dismissSummary() {
+  function closeSummary() {
     clearTimeout(summaryTimer);
     if (state.summary !== null) dispatch({ kind: "summary", hand: null });
+  }
+
+  function dismissSummary() {
+    closeSummary();
     pacer.hurry();
   }
 
