@@ -120,3 +120,28 @@ async def test_the_analysis_shows_each_choice_beside_the_strong_bots(
     text = await line.text_content() or ""
     assert f"{round(100 * move['played_win_probability'])}% to win" in text
     assert ("agrees" in text) == (move["played"] == move["best"])
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 720), (360, 640)])
+async def test_the_replays_table_is_in_view_and_its_proof_a_click_away(
+    page: Page, api: httpx.AsyncClient, width: int, height: int
+) -> None:
+    """On a laptop's screen the whole table shows under the controls (it was below the fold,
+    under the deal check); the proof of a verified game folds away, and opens on a click."""
+    await page.set_viewport_size({"width": width, "height": height})
+    game_id = await finished_game(api)
+    await page.goto(f"/replay/{game_id}")
+    await page.wait_for_selector('.verify[data-ok="true"]')
+    for _ in range(10):  # into the first hand: every seat holds its cards, face up
+        await page.keyboard.press("ArrowRight")
+    await wait_position(page, 10)
+    felt = await page.locator(".replay-felt").bounding_box()
+    assert felt is not None
+    if width >= 1280:
+        assert felt["y"] + felt["height"] <= height, felt
+    else:  # a phone scrolls, but the table starts on the first screen
+        assert felt["y"] < height, felt
+    seed = page.locator("[data-seed]")
+    assert not await seed.is_visible()
+    await page.locator(".verify summary").click()
+    assert await seed.is_visible()

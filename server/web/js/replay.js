@@ -143,16 +143,23 @@ function verification(check) {
     { class: `panel verify ${check.ok ? "ok" : "bad"}`, "data-ok": String(check.ok), "aria-labelledby": "verify-title" },
     h("h2", { id: "verify-title", class: "sr-only" }, "Deal check"),
     h("p", { class: "verdict", role: "status" }, verdict),
-    check.seed ? h("p", {}, "Seed ", h("code", { "data-seed": check.seed }, check.seed)) : null,
-    check.commitment ? h("p", {}, "Commitment (SHA-256 of the seed) ", h("code", {}, check.commitment)) : null,
-    check.deals.length
-      ? h(
-          "ul",
-          { class: "deal-checks", "aria-label": "Each deal" },
-          check.deals.map((d) => h("li", { class: d.ok ? "" : "bad" }, `Hand ${d.hand}${d.deal > 1 ? `, deal ${d.deal}` : ""} ${d.ok ? "✔ matches" : "✘ differs"}`)),
-        )
-      : null,
-    check.problems.length > 1 ? h("ul", {}, check.problems.slice(1, 6).map((p) => h("li", {}, p))) : null,
+    // The proof folds away once it holds (the table is what the page is for); a failed
+    // check stays open, its evidence in view.
+    h(
+      "details",
+      { class: "proof", open: !check.ok },
+      h("summary", { title: "The seed, its commitment and each deal" }, "Show the proof"),
+      check.seed ? h("p", {}, "Seed ", h("code", { "data-seed": check.seed }, check.seed)) : null,
+      check.commitment ? h("p", {}, "Commitment (SHA-256 of the seed) ", h("code", {}, check.commitment)) : null,
+      check.deals.length
+        ? h(
+            "ul",
+            { class: "deal-checks", "aria-label": "Each deal" },
+            check.deals.map((d) => h("li", { class: d.ok ? "" : "bad" }, `Hand ${d.hand}${d.deal > 1 ? `, deal ${d.deal}` : ""} ${d.ok ? "✔ matches" : "✘ differs"}`)),
+          )
+        : null,
+      check.problems.length > 1 ? h("ul", {}, check.problems.slice(1, 6).map((p) => h("li", {}, p))) : null,
+    ),
   );
 }
 
