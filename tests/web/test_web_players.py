@@ -14,7 +14,7 @@ import httpx
 import pytest
 from playwright.async_api import Browser, BrowserContext, Page
 from support import ServerProcess, view_of
-from webplay import INSTANT_PACE, play_together, table_state, wait_for_table
+from webplay import INSTANT_PACE, OFFERED, play_together, table_state, wait_for_table
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
@@ -85,10 +85,25 @@ async def test_an_identity_is_made_silently_and_its_code_brings_my_games_to_a_se
     await row.wait_for()
     assert await second.text_content("#me-id") == me["player_id"]
     assert await second.input_value("#me-name") == "Ann"
-    # The seat is taken up on this device with a fresh token: the table is this person's.
+    # The first browser is back at the table, its turn offered...
+    await first.goto(f"/table/{game_id}")
+    assert (await wait_for_table(first))["viewer"] == "0"
+    await first.locator(OFFERED).first.wait_for()
+    # ...when the seat is taken up on this device with a fresh token: the table is this
+    # person's.
     await row.get_by_role("button", name="Return to your seat").click()
     await second.wait_for_url(f"**/table/{game_id}")
     assert (await wait_for_table(second))["viewer"] == "0"
+    # The first browser's move is refused (its token is dead): it says why in words and
+    # watches from then on, instead of showing the server's "unknown seat token".
+    await first.locator(OFFERED).first.click()
+    await first.wait_for_function(
+        "() => document.getElementById('problem')?.textContent.includes('another device')"
+    )
+    await first.wait_for_function(
+        "() => document.querySelector('.table-page')?.dataset.viewer === 'spectator'"
+    )
+    assert "unknown seat token" not in (await first.text_content("#problem") or "")
 
     # A name with a bidi control is refused, and the page says why in words.
     await second.goto("/me")

@@ -16,6 +16,8 @@ import { clockText, orderedActions, renderTable } from "./table.js";
 import { chosenSpeed, creatorOf, forgetSeat, inviteOf, keepInvite, keepSeat, keepSpeed, playerName, seatOf } from "./seats.js";
 
 const SNAPSHOT_WAIT_MS = 150;
+const SEAT_LOST = "Your seat is played from another device now (its token was replaced there), or someone took it over: this tab only watches.";
+
 /** A hand's summary stays this long unless dismissed (the game goes on beneath it). */
 const SUMMARY_MS = 6000;
 const REDUCED_MOTION = window.matchMedia("(prefers-reduced-motion: reduce)");
@@ -170,11 +172,9 @@ export function mountTable(root, gameId, { navigate, askName }) {
       } while (reloadAgain && !unmounted);
     } catch (error) {
       if (held && (error.status === 401 || error.status === 403)) {
-        // The token of an older server or another table: watch instead.
-        forgetSeat(gameId);
-        held = null;
-        state = { ...state, seat: null };
-        if (stopStream) restartStream(state.streamVersion); // go on watching from there
+        // The token was replaced (the seat moved to another device, or was taken over), or
+        // is of an older server: watch instead, and say why.
+        seatLost();
         loading = false;
         return await reloadView();
       }
@@ -189,6 +189,16 @@ export function mountTable(root, gameId, { navigate, askName }) {
     } finally {
       loading = false;
     }
+  }
+
+  /** This tab's token no longer holds its seat: it watches from here on, and says why
+   * (an action refused as "unknown seat token" told nobody what had happened). */
+  function seatLost() {
+    forgetSeat(gameId);
+    held = null;
+    state = { ...state, seat: null };
+    if (stopStream) restartStream(state.streamVersion); // go on watching from there
+    dispatch({ kind: "error", error: SEAT_LOST });
   }
 
   function restartStream(after) {
@@ -259,7 +269,10 @@ export function mountTable(root, gameId, { navigate, askName }) {
       else reloadView();
       dispatch({ kind: "accepted", version: answer.version });
     } catch (error) {
-      if (error.code === "version_conflict") {
+      if (error.status === 401) {
+        seatLost();
+        reloadView();
+      } else if (error.code === "version_conflict") {
         // Another tab or a timeout moved first: say so in words, then show the game as it is.
         dispatch({ kind: "error", error: `The game moved on before your move arrived, so it was not played (${error.detail}).` });
         reloadView();
@@ -275,7 +288,8 @@ export function mountTable(root, gameId, { navigate, askName }) {
     try {
       dispatch({ kind: "hints", hints: await api.getHints(gameId, held.seat, held.token) });
     } catch (error) {
-      dispatch({ kind: "error", error: error.detail });
+      if (error.status === 401) seatLost();
+      else dispatch({ kind: "error", error: error.detail });
     }
   }
 
