@@ -108,8 +108,8 @@ class Revealed(_Event, frozen=True, tag="Revealed"):
     card: CardCode = ""
     """The card turned up (out of play: it belongs to nobody)."""
     points: int = 0
-    """Points it scored at once for the dealer's team: A = 1, 6 = 2 (2 with tobago_kick), J = 3,
-    else 0."""
+    """Points it scored at once for the dealer's team: an ace 1, a jack 3, a six 2 (under the
+    ``tobago_kick`` rule a two scores the 2 instead, and a six nothing), any other card 0."""
     team: int = 0
     """The dealer's team, which scored the points."""
 

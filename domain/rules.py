@@ -28,7 +28,7 @@ class Rules(msgspec.Struct, frozen=True):
     the player holds nothing else he may legally play."""
     turn_seconds: TurnSeconds | UnsetType | None = UNSET
     """Seconds a person has for each decision (stand or beg, give one or run the pack, each
-    card); null for no clock. Left out when a table is created, it is ``DEFAULT_TURN_SECONDS``.
+    card); null for no clock. Left out when a table is created, it is 30 seconds.
     Logs written before the clock existed leave it out too, and mean no clock."""
 
     def __post_init__(self) -> None:

@@ -134,7 +134,8 @@ class View(msgspec.Struct, frozen=True):
     rematch_of: str | None
     """The game this table is a rematch of."""
     expires_at: int | None
-    """A table still waiting for players then is closed (ms since the epoch)."""
+    """When the table is closed if it is still waiting for players then (ms since the
+    epoch); once its four seats are taken it no longer applies. Null: it never expires."""
     reserved: tuple[int, ...]
     """Seats kept for the people of ``rematch_of`` until ``reserved_until``."""
     reserved_until: int | None

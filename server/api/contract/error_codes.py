@@ -26,7 +26,8 @@ ERROR_CODES: Final[dict[str, ErrorCode]] = {
     "unauthorized": ErrorCode(
         401,
         "a missing or unknown seat token, creator token or player key: checked before "
-        "anything else, so it is the answer whatever else is wrong with the request",
+        "anything of the game or player is read or changed (a request malformed in itself, "
+        "which tells nothing of them, may be refused for its form first: 400, 415, 422)",
     ),
     "forbidden": ErrorCode(
         403,

@@ -36,7 +36,8 @@ _DESCRIPTIONS = {
     304: "Not modified: the game is still at the version of your ETag (sent again in "
     "``ETag``; no body)",
     400: "Malformed request (``invalid_request``)",
-    401: "Missing or unknown seat token (``unauthorized``)",
+    401: "Missing or unknown credential: seat token, creator token or player key, as the "
+    "operation's security says (``unauthorized``)",
     403: "A token of another seat or game (``forbidden``)",
     404: "No such game (``not_found``)",
     409: "Refused by the rules or the game's state: ``not_your_turn``, ``must_follow_suit``, "
@@ -97,7 +98,7 @@ def problems(*entries: int | str) -> dict[int, ResponseSpec]:
 
 _TITLES = {
     400: "Malformed request",
-    401: "Missing or unknown seat token",
+    401: "Missing or unknown credential (seat token, creator token or player key)",
     403: "A token of another seat or game",
     404: "No such game",
     409: "Refused by the rules or the game's state",
