@@ -17,6 +17,17 @@ _native = _compiled.compiled_path(Path(__file__).parent, os.environ)
 if _native is not None:
     __path__.insert(0, _native)
 
+from domain import state as _state
+
+if _compiled.engine_of(_state) == "pure":
+    # Interpreted, the engine's records are Structs made from their classes, built and
+    # replaced in C (``interpreted``): swapped in before any module of the engine takes them.
+    from domain.interpreted import as_struct as _as_struct
+
+    _state.Player = _as_struct(_state.Player)  # type: ignore[misc]
+    # A state holds numbers, strings, tuples and frozen records: it is in no cycle.
+    _state.State = _as_struct(_state.State, gc=False)  # type: ignore[misc]
+
 from domain.bots import BOTS, Bot, SeatSight, heuristic_bot, random_bot
 from domain.cards import CODES, Card, code, parse
 from domain.commands import (

@@ -3,9 +3,10 @@ that mypyc compiles (it cannot compile a Struct).
 
 A record lists its attributes in ``FIELDS`` and declares them ``Final``: the compiled build
 refuses every assignment at run time, the type checker (``mypy --strict`` on ``domain/`` and
-``server/``) everywhere. The pure-Python fallback does not refuse one at run time: a
-``__setattr__`` that did would also run for every attribute of every state the compiled build
-makes, at several times the cost of making it. ``Record`` gives equality, a hash and a repr over
+``server/``) everywhere. Interpreted, the busiest records (``State``, ``Player``) are swapped for
+frozen msgspec Structs made from these classes (``interpreted``), which refuse one too; the
+others do not: a ``__setattr__`` that did would also run for every attribute of every record
+the compiled build makes, at several times the cost of making it. ``Record`` gives equality, a hash and a repr over
 those fields; ``KEEP`` is the default of a ``replace`` option.
 """
 
