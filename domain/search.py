@@ -93,7 +93,7 @@ def sampled_worlds(sight: BotView, rng: random.Random, budget: Budget) -> list[t
     for _ in range(budget.deals):
         hands = sample_hands(knowledge, sight.hand_cards, rng)
         deals.append(hands)
-        weights.append(likelihood(sight, knowledge, hands))
+        weights.append(likelihood(sight, knowledge, hands, rng))
     keep = max(1, min(budget.worlds, budget.playouts // len(sight.legal_actions)))
     worlds: list[tuple[State, int]] = []
     for index, times in _resample(weights, keep, rng):
@@ -125,7 +125,7 @@ def _resample(weights: list[float], keep: int, rng: random.Random) -> list[tuple
     return drawn
 
 
-def likelihood(sight: BotView, knowledge: Knowledge, hands: list[int]) -> float:
+def likelihood(sight: BotView, knowledge: Knowledge, hands: list[int], rng: random.Random) -> float:
     """How likely the other seats were, holding ``hands``, to decide what they did this hand
     (up to a constant): each seat's decisions that the heuristic would (not) have made with
     those cards, under the mixture of a close and a loose follower of it."""
@@ -137,16 +137,20 @@ def likelihood(sight: BotView, knowledge: Knowledge, hands: list[int]) -> float:
     decided = [0, 0, 0, 0]
     strayed = [0, 0, 0, 0]
     begger = next_seat(sight.dealer)
-    made = sight.phase != "begging"
-    # With one kick the hands are as first dealt: six cards each, the ones the bid was made on.
-    if made and len(kicks) == 1 and begger != me:
-        decided[begger] += 1
-        strayed[begger] += stands(dealt[begger], proposed) == sight.begged
     dealer = sight.dealer
-    if sight.begged and sight.trump_suit is not None and len(kicks) == 1 and dealer != me:
-        begging_score = sight.scores[begger & 1] - 1  # before the point it was given
-        decided[dealer] += 1
-        strayed[dealer] += not gives_one(dealt[dealer], proposed, begging_score, sight.rules.target)
+    ran = len(kicks) > 1
+    if sight.phase != "begging" and begger != me:
+        decided[begger] += 1
+        strayed[begger] += stands(_first_dealt(dealt[begger], ran, rng), proposed) == sight.begged
+    if sight.begged and dealer != me and (sight.trump_suit is not None or ran):
+        # The dealer gave one (one kick, trump made) or ran the pack (more kicks), where
+        # giving one was allowed. Before a point was given or a card more dealt.
+        begging_score = sight.scores[begger & 1] - (not ran)
+        target = sight.rules.target
+        if not ran or sight.rules.give_one_at_13 == "allowed" or begging_score != target - 1:
+            gave = gives_one(_first_dealt(dealt[dealer], ran, rng), proposed, begging_score, target)
+            decided[dealer] += 1
+            strayed[dealer] += gave == ran
     if sight.plays:
         _count_plays(sight, me, dealt, decided, strayed)
     weight = 1.0
@@ -157,6 +161,18 @@ def likelihood(sight: BotView, knowledge: Knowledge, hands: list[int]) -> float:
             loose = (1 - CLOSE_PRIOR) * LOOSE_STRAY**d * (1 - LOOSE_STRAY) ** m
             weight *= close + loose
     return weight
+
+
+def _first_dealt(dealt: int, ran: bool, rng: random.Random) -> int:
+    """The six cards a seat bid on: all it was dealt with one kick; after a run of the pack,
+    which six of its cards came first is unknown, so six of them at random (over the draws,
+    the weight is the mean over the first six it may have had)."""
+    if not ran:
+        return dealt
+    first = 0
+    for card in rng.sample(list(C.cards_in(dealt)), 6):
+        first |= 1 << card
+    return first
 
 
 def _count_plays(
