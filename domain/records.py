@@ -6,8 +6,8 @@ refuses every assignment at run time, the type checker (``mypy --strict`` on ``d
 ``server/``) everywhere. Interpreted, the busiest records (``State``, ``Player``) are swapped for
 frozen msgspec Structs made from these classes (``interpreted``), which refuse one too; the
 others do not: a ``__setattr__`` that did would also run for every attribute of every record
-the compiled build makes, at several times the cost of making it. ``Record`` gives equality, a hash and a repr over
-those fields; ``KEEP`` is the default of a ``replace`` option.
+the compiled build makes, at several times the cost of making it. ``Record`` gives equality,
+a hash and a repr over those fields; ``KEEP`` is the default of a ``replace`` option.
 """
 
 from __future__ import annotations
