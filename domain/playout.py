@@ -13,7 +13,7 @@ from domain import cards as C
 from domain.decide import execute, hand_awards
 from domain.legal import follow_cards, trick_winner
 from domain.policy import heuristic_command, play_card
-from domain.state import State
+from domain.state import State, next_seat
 from domain.winprob import win_probability
 
 
@@ -24,7 +24,8 @@ def playout(state: State, team: int) -> float:
         if phase == "ended":
             return 1.0 if state.winner == team else 0.0
         if phase == "dealing":
-            return win_probability(state.scores, team, state.rules.target)
+            # A hand scored: ``dealer`` has passed to the next hand's already.
+            return win_probability(state.scores, team, state.rules.target, state.dealer)
         if phase == "playing":
             return _cards_out(state, team)
         seat = state.to_act
@@ -62,4 +63,4 @@ def _scored(state: State, team: int) -> float:
         scores[award.team] += award.points
         if scores[award.team] >= target:
             return 1.0 if award.team == team else 0.0
-    return win_probability((scores[0], scores[1]), team, target)
+    return win_probability((scores[0], scores[1]), team, target, next_seat(state.dealer))

@@ -229,7 +229,7 @@ SEATS: tuple[tuple[str, str, str, str], ...] = (
 )
 GAMES = (
     (40, Rules(), SEATS[0]),
-    (80, Rules(undertrump="forbidden"), SEATS[1]),  # a game with undertrumps the seat saw
+    (208, Rules(undertrump="forbidden"), SEATS[1]),  # a game with undertrumps the seat saw
     (42, Rules(target=11, tobago_kick=True), SEATS[2]),
 )
 

@@ -175,9 +175,15 @@ def test_the_bots_rng_is_reproducible_and_not_seeded_with_the_deck_seed():
     assert bot_rng(seed).getstate() != random.Random(seed).getstate()
 
 
-def test_the_chance_of_winning_grows_with_the_score_and_is_even_at_a_tie():
+def test_the_chance_of_winning_grows_with_the_score_and_favours_the_next_dealer():
+    for dealer in range(4):
+        chances = [win_probability((score, 7), 0, 14, dealer) for score in range(14)]
+        assert chances == sorted(chances) and chances[0] > 0 and chances[-1] < 1
+        assert win_probability((14, 3), 0, 14, dealer) == 1.0
+        assert win_probability((3, 14), 0, 14, dealer) == 0.0
     for score in range(14):
-        assert win_probability((score, score), 0, 14) == pytest.approx(0.5)
-    chances = [win_probability((score, 7), 0, 14) for score in range(14)]
-    assert chances == sorted(chances) and chances[0] > 0 and chances[-1] < 1
-    assert win_probability((14, 3), 0, 14) == 1.0 and win_probability((3, 14), 0, 14) == 0.0
+        ours, theirs = (win_probability((score, score), 0, 14, dealer) for dealer in (0, 1))
+        # A tie: the next dealer's kick is the only edge, and the two chances complement.
+        assert ours >= 0.5 >= theirs and ours + theirs == pytest.approx(1.0)
+    # At 13-13 the dealing team wins on the kick alone (an ace, six or jack: 3 in 13).
+    assert win_probability((13, 13), 0, 14, 0) > 3 / 13 + 0.5 * 10 / 13 - 1e-9
