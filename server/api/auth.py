@@ -43,7 +43,8 @@ class SeatAuth:
     Nothing is remembered between requests: a seat changes hands (a person leaves and another
     takes over; a rematch), and Redis may be restored to an older backup, so a token that was
     good a minute ago may not be now. Reads check the stored hash (one HGET); commands are
-    checked inside the append itself (see ``GameService.play``), which costs no extra trip.
+    verified before they are decided, and again inside the append itself (see
+    ``GameService.play``), so a token replaced in between still stores nothing.
     """
 
     def __init__(self, store: RedisEventStore) -> None:

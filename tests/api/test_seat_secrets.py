@@ -6,6 +6,7 @@ guessed; and a seating retried after its token was replaced gets no dead token."
 
 from __future__ import annotations
 
+import re
 import uuid
 from typing import Any
 
@@ -13,6 +14,8 @@ import httpx
 import pytest
 from support import bearer, create_game, problem_of, take_seat, view_of
 from test_players import new_player, seat_with_key
+
+from domain import CODES
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
@@ -137,3 +140,43 @@ async def test_a_seating_retried_after_a_reissue_gets_no_dead_token(
     problem_of(late, 409, "seat_taken")
     assert first.json()["token"] not in late.text
     assert (await view_of(client, game, reissued.json()["token"]))["viewer"] == 0
+
+
+def _command_counts(metrics: str) -> dict[str, float]:
+    """``allfours_commands_total`` by its labels, from the exposition text."""
+    found = re.findall(r"^allfours_commands_total\{([^}]*)\} ([0-9.e+]+)$", metrics, re.M)
+    return {labels: float(value) for labels, value in found}
+
+
+async def test_a_forged_tokens_commands_are_not_decided(client: httpx.AsyncClient) -> None:
+    """Every card played with a forged token of the seat to act is 401 and is counted only as
+    unauthorized: decided first, the rules' verdicts (card_not_in_hand, must_follow_suit, a
+    legal card going on to the bots' replies) told the seat's hand card by card through
+    /metrics and the answer's time (an outside reviewer read a whole hand so)."""
+    game = (await create_game(client, [None, "random", "random", "random"], turn_seconds=None))[
+        "game_id"
+    ]
+    token = await take_seat(client, game, 0, "Ivy")
+    view = await view_of(client, game, token)
+    while view["to_act"] != 0 or view["phase"] != "playing":
+        action = next(a for a in view["legal_actions"] if a["type"] in ("stand", "give_one"))
+        sent = await client.post(
+            f"/v1/games/{game}/seats/0/commands",
+            json={k: v for k, v in action.items() if k != "seat"},
+            headers=bearer(token),
+        )
+        assert sent.status_code == 200, sent.text
+        view = sent.json()["view"]
+    forged = token[:-4] + ("AAAA" if not token.endswith("AAAA") else "BBBB")
+    before = _command_counts((await client.get("/metrics")).text)
+    for card in CODES:
+        answer = await client.post(
+            f"/v1/games/{game}/seats/0/commands",
+            json={"type": "play", "card": card},
+            headers=bearer(forged),
+        )
+        problem_of(answer, 401, "unauthorized")
+    after = _command_counts((await client.get("/metrics")).text)
+    changed = {k: after[k] - before.get(k, 0.0) for k in after if after[k] != before.get(k)}
+    assert changed == {'outcome="unauthorized",type="play"': 52.0}, changed
+    assert (await view_of(client, game, token))["version"] == view["version"]

@@ -124,8 +124,17 @@ class CommandsController(Controller):
         token = token_of(request)
         claim = await ctx.auth.claim_seat(game_id, seat, token)
         assert token is not None
-        command = domain_command(data, seat)
         kind = type(data).__struct_config__.tag
+        try:
+            # Verified before the command is decided, not only where it is stored: a forged
+            # token's command decided first told the rules' verdict on the seat's cards by
+            # the metrics' outcome and by its time (a legal card made the bots reply before
+            # the append refused it), card by card the seat's hand (an outside review).
+            await ctx.auth.verify(claim, token)
+        except Unauthorized:
+            ctx.metrics.count_command(str(kind), Unauthorized.code)
+            raise
+        command = domain_command(data, seat)
         outcome = "error"
         try:
             with ctx.metrics.store_latency.time():
@@ -143,10 +152,15 @@ class CommandsController(Controller):
             outcome = exc.code
             raise
         except Exception as exc:
-            outcome = getattr(exc, "code", "error")
             # Any refusal (a rule, a version conflict, a reused key) may tell something about
-            # the seat: only its holder hears it. Anyone else learns only that the token is bad.
-            await ctx.auth.verify(claim, token)
+            # the seat: only its holder hears it, or has it counted. A token replaced since it
+            # was verified above learns only that it is bad.
+            try:
+                await ctx.auth.verify(claim, token)
+            except Unauthorized as refused:
+                outcome = refused.code
+                raise
+            outcome = getattr(exc, "code", "error")
             raise
         finally:
             ctx.metrics.count_command(str(kind), outcome)
