@@ -26,12 +26,13 @@ async def open_rematch(service: GameService, game_id: str) -> CommandResult:
     state = await service.state(game_id)
     if state.phase != "ended":
         raise RuleViolation("wrong_phase", "a rematch follows the end of the game")
+    key = f"rematch:{game_id}"
     if state.rematch is not None:
         version = await service.store.version(state.rematch)
-        return CommandResult(state.rematch, 1, version, duplicate=True)
+        invite = await service.invite_of(state.rematch, key) if state.private else None
+        return CommandResult(state.rematch, 1, version, duplicate=True, invite=invite)
     bots = [None if p is None or p.bot is None else p.bot for p in state.players]
     people = tuple(seat for seat, kind in enumerate(bots) if kind is None)
-    key = f"rematch:{game_id}"
     new_id = rematch_id_of(game_id)
     created = await service.create_game(
         state.rules,
@@ -42,6 +43,7 @@ async def open_rematch(service: GameService, game_id: str) -> CommandResult:
         reserved=people,
         with_creator=False,
         stand_in=state.stand_in,  # the table's choice carries over
+        private=state.private,  # and so does a private table's privacy, with an invite of its own
     )
     try:
         await service.run(game_id, [NoteRematch(new_id)], f"rematch:{new_id}")

@@ -266,7 +266,7 @@ class GameService:
         table seats only holders of its ``invite`` (403 else)."""
         check_name(name)
         state = await self.state(game_id)
-        if state.private:
+        if state.private and not claim:  # a rematch's seat is its old player's, invited or not
             await self._check_invite(game_id, invite)
         token = await self._tokens.token_for(game_id, seat, idempotency_key)
         command_id = None if idempotency_key is None else f"seat{seat}:join:{idempotency_key}"
@@ -293,6 +293,11 @@ class GameService:
                 )
             return SeatGrant(game_id, seat, token, result.version, result.duplicate)
         raise TooManyConflicts(f"game {game_id} is too busy; retry")
+
+    async def invite_of(self, game_id: str, idempotency_key: str) -> str:
+        """A private table's invitation, derived again from the key it was created with (a
+        rematch's: everyone who asks for it gets it)."""
+        return await self._tokens.token_for(game_id, INVITE, idempotency_key)
 
     async def _check_invite(self, game_id: str, invite: str | None) -> None:
         if invite is None:

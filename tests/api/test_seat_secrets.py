@@ -180,3 +180,39 @@ async def test_a_forged_tokens_commands_are_not_decided(client: httpx.AsyncClien
     changed = {k: after[k] - before.get(k, 0.0) for k in after if after[k] != before.get(k)}
     assert changed == {'outcome="unauthorized",type="play"': 52.0}, changed
     assert (await view_of(client, game, token))["version"] == view["version"]
+
+
+async def test_a_private_games_rematch_is_private_too(client: httpx.AsyncClient) -> None:
+    """The rematch of a private table is unlisted and seats strangers only with its own
+    invitation; its old people claim their seats without one (an outside reviewer found the
+    rematch public: any stranger could sit once the seats' hold ran out)."""
+    made = (
+        await client.post(
+            "/v1/games", json={"private": True, "bots": [None, "random", "random", "random"]}
+        )
+    ).json()
+    game, invite = made["game_id"], made["invite"]
+    seated = await client.post(f"/v1/games/{game}/seats/0", json={"name": "Jo", "invite": invite})
+    token = seated.json()["token"]
+    resigned = await client.post(
+        f"/v1/games/{game}/seats/0/commands", json={"type": "resign"}, headers=bearer(token)
+    )
+    assert resigned.status_code == 200, resigned.text
+    rematch = await client.post(f"/v1/games/{game}/rematch", json={}, headers=bearer(token))
+    assert rematch.status_code == 201, rematch.text
+    again = await client.post(f"/v1/games/{game}/rematch", json={}, headers=bearer(token))
+    new, new_invite = rematch.json()["game_id"], rematch.json()["invite"]
+    assert new_invite.startswith(f"{new}.invite.") and new_invite != invite
+    assert again.json()["invite"] == new_invite and again.json()["game_id"] == new
+    listed = (await client.get("/v1/games?status=open&limit=100")).json()["games"]
+    assert new not in [g["game_id"] for g in listed]
+    stranger = await client.post(f"/v1/games/{new}/seats/0", json={"name": "Stranger"})
+    problem_of(stranger, 403, "forbidden")
+    wrong = await client.post(
+        f"/v1/games/{new}/seats/0", json={"name": "Stranger", "invite": invite}
+    )
+    problem_of(wrong, 403, "forbidden")  # the old table's invitation opens only the old table
+    claimed = await client.post(
+        f"/v1/games/{new}/seats/0", json={"name": "Jo"}, headers=bearer(token)
+    )
+    assert claimed.status_code == 201, claimed.text

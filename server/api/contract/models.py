@@ -59,9 +59,10 @@ class GameRef(msgspec.Struct, frozen=True):
     to seat bots in the table (addBot) and to close it before its first card (abortTable).
     Null for a rematch (its people hold its seats) and on other calls."""
     invite: str | None = None
-    """createGame of a private table only: its invitation (``<game>.invite.<secret>``), the
-    secret that seats a person (takeSeat's ``invite``). Share it in a link; only its hash is
-    kept (a retry with the same Idempotency-Key gets it again)."""
+    """A private table's invitation (``<game>.invite.<secret>``), the secret that seats a
+    person (takeSeat's ``invite``): from createGame (a retry with the same Idempotency-Key
+    gets it again) and from createRematch of a private game (everyone who asks gets the
+    same). Share it in a link; only its hash is kept. Null otherwise."""
 
 
 class NameCheck(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

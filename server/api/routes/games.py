@@ -179,7 +179,9 @@ class GamesController(Controller):
         "gets the same new table: the same rules and bots, and each person's seat kept for "
         "them for a while (claim it with the old token: see takeSeat). The old game records "
         "``RematchCreated`` with the new id, so every viewer and stream of it learns where "
-        "to go. 409 ``wrong_phase`` before the end.",
+        "to go. A private game's rematch is private too, with an invitation of its own in "
+        "``invite`` (the same for everyone who asks): its old people claim their seats "
+        "without it, anyone else needs it. 409 ``wrong_phase`` before the end.",
         status_code=201,
         responses=problems(
             *SEAT_REFUSALS,
@@ -200,7 +202,7 @@ class GamesController(Controller):
             partial(open_rematch, ctx.service, game_id),
             partial(rematch_made, ctx.service, game_id),
         )
-        return GameRef(result.game_id, result.version, result.duplicate)
+        return GameRef(result.game_id, result.version, result.duplicate, None, result.invite)
 
     @post(
         "/{game_id:str}/abort",

@@ -343,8 +343,12 @@ export function mountTable(root, gameId, { navigate, askName }) {
   async function rematch() {
     try {
       let next = state.rematch;
-      if (!next) next = (await api.requestRematch(gameId, held.token)).game_id;
       if (held) {
+        // Asked even once the table is known (everyone gets the same one): a private game's
+        // rematch answers with its invitation, for the table's copy-invite button.
+        const made = await api.requestRematch(gameId, held.token);
+        next = made.game_id;
+        if (made.invite) keepInvite(next, made.invite);
         const name = playerName() || state.view.seats[held.seat].name || "Player";
         const grant = await api.takeSeat(next, held.seat, name, held.token);
         keepSeat(next, grant.seat, grant.token);
