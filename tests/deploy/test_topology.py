@@ -91,6 +91,27 @@ async def check_nothing_lost(client: httpx.AsyncClient, players: list[Player]) -
     return log
 
 
+async def stall_report(client: httpx.AsyncClient, topology: Topology, players: list[Player]) -> str:
+    """Why a game stopped: the game as the server has it, what each seat's stream got (and
+    its connections), and the last lines each replica logged."""
+    view = (await client.get(f"/v1/games/{players[0].game_id}")).json()
+    lines = [
+        "the game stalled: the server has it at version {version}, {phase}, seat {to_act} "
+        "to act, deadline {deadline}".format_map(view)
+    ]
+    for player in players:
+        stream = player.stream
+        lines.append(
+            f"seat {player.seat}: last frame {stream.frames[-1].id if stream.frames else None}, "
+            f"{stream.stats.connections} connection(s), resumed with {stream.resumed_with}, "
+            f"last command at version {max(player.sent_at, default=None)}"
+        )
+    for replica in topology.replicas:
+        done = podman("logs", "--tail", "15", replica, check=False, timeout=30)
+        lines.append(f"--- {replica}:\n{done.stdout}{done.stderr}")
+    return "\n".join(lines)
+
+
 async def nothing() -> None:
     """No disruption."""
 
@@ -115,7 +136,8 @@ async def test_a_replica_killed_mid_game(topology: Topology) -> None:
             stream = players[0].stream
             resumed_at = stream.frames[-1].id
             while stream.frames[-1].id < resumed_at + 10:  # type: ignore[operator]
-                assert time.monotonic() < players[0].deadline, "the game stalled"
+                if time.monotonic() >= players[0].deadline:
+                    raise AssertionError(await stall_report(client, topology, players))
                 await asyncio.sleep(0.05)
             await asyncio.to_thread(topology.restart, victim, "app")
 
