@@ -32,8 +32,8 @@ KING: Final = 11
 ACE: Final = 12
 
 CODES: Final[tuple[str, ...]] = tuple(r + s for s in SUITS for r in RANKS)
-_INDEX: Final[dict[str, Card]] = {code: i for i, code in enumerate(CODES)}
-_INDEX.update({code.lower(): i for code, i in list(_INDEX.items())})
+INDEX: Final[dict[str, Card]] = {code: i for i, code in enumerate(CODES)}
+INDEX.update({code.lower(): i for code, i in list(INDEX.items())})
 
 SUIT_MASKS: Final[tuple[CardSet, ...]] = tuple(((1 << 13) - 1) << (13 * s) for s in range(4))
 
@@ -49,12 +49,12 @@ def code(card: Card) -> str:
 
 def parse(card_code: str) -> Card:
     """The card for a short code; raises ``KeyError`` for anything that is not a card code."""
-    return _INDEX[card_code]
+    return INDEX[card_code]
 
 
 def parse_all(codes: Iterable[str]) -> list[Card]:
     """The cards for short codes, in order; raises ``KeyError`` as ``parse`` does."""
-    return [_INDEX[card_code] for card_code in codes]
+    return [INDEX[card_code] for card_code in codes]
 
 
 def cardset(cards: Iterable[Card]) -> CardSet:

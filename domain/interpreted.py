@@ -13,6 +13,7 @@ hash and pickling. The field list stays written once, in the class.
 
 from __future__ import annotations
 
+from functools import partial
 from types import MethodType
 from typing import Any, TypeVar, cast
 
@@ -60,7 +61,7 @@ def as_struct(cls: type[R], *, gc: bool = True) -> type[R]:
         if name not in _SKIPPED and name not in cls.FIELDS
     }
     namespace["values"] = Record.values
-    namespace["replace"] = _Replace()
+    namespace["replace"] = property(partial(MethodType, msgspec.structs.replace))
     struct = msgspec.defstruct(
         cls.__name__, fields, namespace=namespace, module=cls.__module__, frozen=True, gc=gc
     )
