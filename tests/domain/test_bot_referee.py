@@ -229,18 +229,23 @@ SEATS: tuple[tuple[str, str, str, str], ...] = (
 )
 GAMES = (
     (40, Rules(), SEATS[0]),
-    (208, Rules(undertrump="forbidden"), SEATS[1]),  # a game with undertrumps the seat saw
     (42, Rules(target=11, tobago_kick=True), SEATS[2]),
 )
 
 
 def test_search_bots_get_and_imagine_only_their_seats_information():
-    checked = [0, 0]
+    checked = 0
     for seed, rules, kinds in GAMES:
-        worlds, undertrumps = play_refereed(f"{seed:064x}", rules, kinds)
-        checked[0] += worlds
-        checked[1] += undertrumps
-    assert checked[0] > 500 and checked[1] > 0
+        checked += play_refereed(f"{seed:064x}", rules, kinds)[0]
+    assert checked > 250
+    # And a game where undertrumping is forbidden and a search seat saw a seat undertrump:
+    # which game shows one depends on every bot's choices (a change to the search moves it),
+    # so the first of a run of seeds that does.
+    for seed in range(200, 400):  # (about one game in 15 shows one)
+        worlds, undertrumps = play_refereed(f"{seed:064x}", Rules(undertrump="forbidden"), SEATS[1])
+        if undertrumps:
+            break
+    assert undertrumps > 0 and worlds > 50
 
 
 def _break_a_void(world: State, knows: SeatKnowledge) -> State | None:
