@@ -42,8 +42,9 @@ _log = logging.getLogger("allfours")
 
 
 class _GracefulServer(uvicorn.Server):
-    """uvicorn, but SSE streams are told to end as soon as shutdown begins: they never end
-    by themselves, and would otherwise hold the worker for the whole grace period."""
+    """uvicorn, but SSE streams and bots' searches are told to end as soon as shutdown
+    begins: a stream never ends by itself, an analysis may take a minute, and either would
+    otherwise hold the worker for the whole grace period."""
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         app: Any = self.config.loaded_app
@@ -52,7 +53,7 @@ class _GracefulServer(uvicorn.Server):
             inner = getattr(app, "app", None)
             ctx = getattr(getattr(inner, "state", None), "ctx", None)
         if ctx is not None:
-            ctx.close_streams()
+            ctx.begin_shutdown()
         await super().shutdown(sockets)
 
 

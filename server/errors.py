@@ -54,6 +54,20 @@ class TooManyConflicts(ServiceError):
     code = "busy"
 
 
+class BotsBusy(ServiceError):
+    """The bot workers did not answer a search asked for by a person (a hint, an analysis)
+    in time, or lost it (a worker died): the client may retry."""
+
+    code = "bots_busy"
+
+
+class ShuttingDown(ServiceError):
+    """This instance is shutting down: the request is for another one (or for this one once
+    it is back)."""
+
+    code = "unavailable"
+
+
 class SeatMismatch(ServiceError):
     """A command body names a seat other than the path's (the path's token acts)."""
 

@@ -216,7 +216,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         finally:
             sweeper.stop()
             upkeep.stop()
-            app.state.ctx.close_streams()
+            app.state.ctx.begin_shutdown()
             try:
                 await asyncio.wait_for(sweeping, timeout=settings.shutdown_grace_s)
             except TimeoutError:

@@ -32,7 +32,10 @@ class AppContext:
     streams: set[Subscription] = field(default_factory=set)
     """Open SSE subscriptions, closed on shutdown so their clients reconnect elsewhere."""
 
-    def close_streams(self) -> None:
+    def begin_shutdown(self) -> None:
+        """Shutdown began: streams end (their clients reconnect elsewhere) and searches in
+        flight end (so that no request holds the worker for the grace period)."""
         self.shutting_down.set()
         for subscription in list(self.streams):
             subscription.close()
+        self.service.thinker.stop()

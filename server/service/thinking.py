@@ -5,7 +5,10 @@ GIL): made on the server's event loop it would hold up every other request of th
 those run in worker processes (``ALLFOURS_BOT_WORKERS``), the state pickled over. The cheap
 levels decide in place. A decision that fails, or takes longer than ``timeout_s``, falls back
 to the heuristic bot, so a slow or crashed worker never stalls a table; a broken pool is
-replaced for the next decision.
+replaced for the next decision. A hint or an analysis has no fallback: it is refused (503
+``bots_busy``) and the person may ask again. When the server begins to shut down, every search
+in flight ends at once (a decision with the heuristic's move, a hint or analysis with 503
+``unavailable``): none holds a request, and so the server, for its whole grace period.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from domain import (
 )
 from domain.bots import BOTS, heuristic_bot
 from domain.sight import bot_view
+from server.errors import BotsBusy, ShuttingDown
 
 __all__ = ["SEARCHING", "Move", "Thinker"]
 
@@ -114,6 +118,9 @@ class Thinker:
         self._workers = workers
         self._timeout_s = timeout_s
         self._pool: Executor | None = None
+        self._waiting: set[asyncio.Future[Any]] = set()
+        """The answers awaited from the workers now (ended by ``stop``)."""
+        self._stopped = False
         self.decisions = 0
         """Decisions made in the pool."""
         self.fallbacks = 0
@@ -137,13 +144,33 @@ class Thinker:
 
     async def _in_worker(self, timeout_s: float, work: Callable[..., T], *args: Any) -> T:
         """``work(*args)`` in a worker; a broken pool (a worker died) is dropped, so the next
-        call starts a fresh one."""
+        call starts a fresh one. ``ShuttingDown`` once ``stop`` was called, or if it is
+        called while this waits."""
+        if self._stopped:
+            raise ShuttingDown("the server is shutting down")
         future = asyncio.get_running_loop().run_in_executor(self._executor(), work, *args)
+        self._waiting.add(future)
         try:
             return await asyncio.wait_for(future, timeout_s)
         except BrokenProcessPool:
             self._pool = None
             raise
+        except asyncio.CancelledError:
+            # The answer was cancelled by ``stop``, not this task (which is left to end).
+            if self._stopped and not _cancelling():
+                raise ShuttingDown("the server is shutting down") from None
+            raise
+        finally:
+            self._waiting.discard(future)
+
+    async def _asked(self, timeout_s: float, work: Callable[..., T], *args: Any) -> T:
+        """A search a person asked for: with no move to fall back on, a worker that fails or
+        is too slow is a 503 (``bots_busy``) they may retry, never a 500."""
+        try:
+            return await self._in_worker(timeout_s, work, *args)
+        except (TimeoutError, BrokenProcessPool, OSError) as error:
+            _log.warning("a search for a person failed: %r", error)
+            raise BotsBusy("the bot workers are busy: ask again in a moment") from None
 
     async def decide(self, state: State, seat: int, kind: str) -> PlayerCommand:
         seed = _seeds.getrandbits(64)
@@ -151,7 +178,7 @@ class Thinker:
             return decide(state, seat, kind, seed)
         try:
             command = await self._in_worker(self._timeout_s, decide, state, seat, kind, seed)
-        except (TimeoutError, BrokenProcessPool, OSError) as error:
+        except (TimeoutError, BrokenProcessPool, OSError, ShuttingDown) as error:
             self.fallbacks += 1
             _log.warning("bot %s fell back to the heuristic: %r", kind, error)
             return heuristic_bot(bot_view(state, seat), random.Random(seed))  # noqa: S311
@@ -162,13 +189,11 @@ class Thinker:
         """The seat's hints (``rank``), searched in a worker; none while it is not to act."""
         if state.to_act != seat or state.phase == "ended":
             return ()
-        return await self._in_worker(self._timeout_s, rank, state, seat, _seeds.getrandbits(64))
+        return await self._asked(self._timeout_s, rank, state, seat, _seeds.getrandbits(64))
 
     async def analyse(self, log: Sequence[Event]) -> tuple[Move, ...]:
         """A finished game's decisions beside the search's (``analyse``), in a worker."""
-        return await self._in_worker(
-            _ANALYSIS_TIMEOUT_S, analyse, tuple(log), _seeds.getrandbits(64)
-        )
+        return await self._asked(_ANALYSIS_TIMEOUT_S, analyse, tuple(log), _seeds.getrandbits(64))
 
     def warm(self) -> None:
         """Starts the workers now (a spawned process imports the engine for a second or so),
@@ -176,10 +201,24 @@ class Thinker:
         if self._workers:
             self._executor().submit(int)
 
+    def stop(self) -> None:
+        """Ends every search in flight now and refuses new ones (see the module's text): the
+        server is shutting down. Decisions go on with the heuristic."""
+        self._stopped = True
+        for future in list(self._waiting):
+            future.cancel()
+
     def close(self) -> None:
+        self.stop()
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+
+
+def _cancelling() -> bool:
+    """Whether the running task itself is being cancelled (not only what it awaits)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 _DECISIONS: Final[dict[str, type[Stand | Beg | GiveOne | RunPack]]] = {

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
+from pathlib import Path
+
 import httpx
-from support import all_events, create_game, problem_of
+from support import all_events, create_game, problem_of, start_server
 
 DECISIONS = {"Stood": "stand", "Begged": "beg", "GaveOne": "give_one", "PackRun": "run_pack"}
 
@@ -35,3 +39,22 @@ async def test_every_choice_of_a_finished_game_beside_the_bots(client: httpx.Asy
 async def test_a_game_in_progress_is_not_analysed(client: httpx.AsyncClient) -> None:
     game = (await create_game(client, [None, "heuristic", "heuristic", "heuristic"]))["game_id"]
     problem_of(await client.get(f"/v1/games/{game}/analysis"), 409, "game_not_finished")
+
+
+async def test_shutdown_ends_an_analysis_in_flight(redis_url: str, tmp_path: Path) -> None:
+    """SIGTERM while a long analysis is searched: it is answered 503 ``unavailable`` at once
+    and the server exits, where it held the request, and the server, until it was done."""
+    server = await start_server(redis_url, tmp_path, {"ALLFOURS_SHUTDOWN_GRACE_S": "30"})
+    try:
+        async with httpx.AsyncClient(base_url=server.url, timeout=30.0) as client:
+            game = (await create_game(client, ["heuristic"] * 4, target=21))["game_id"]
+            asked = asyncio.create_task(client.get(f"/v1/games/{game}/analysis"))
+            await asyncio.sleep(0.5)  # in a worker now: a game to 21 takes seconds
+            assert not asked.done()
+            stopping = time.monotonic()
+            assert await server.stop(grace_s=30) == 0, server.log_tail()
+            assert time.monotonic() - stopping < 10
+            problem_of(await asked, 503, "unavailable")
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()

@@ -9,8 +9,9 @@ import os
 
 import pytest
 
-from domain import Rules, fold, verify
+from domain import Event, Rules, fold, verify
 from server.codec import decode_event
+from server.errors import BotsBusy, ShuttingDown
 from server.lobby import Lobby
 from server.service import GameService, TableOptions, Thinker
 from server.service.thinking import decide
@@ -126,5 +127,55 @@ async def test_bot_workers_yield_the_cpu_to_requests() -> None:
         niceness = await loop.run_in_executor(thinker._executor(), os.nice, 0)
         assert policy == os.SCHED_IDLE or niceness == 19
         assert os.sched_getscheduler(0) != os.SCHED_IDLE  # the server itself keeps its class
+    finally:
+        thinker.close()
+
+
+def _long_game_log() -> tuple[Event, ...]:
+    """A whole game to 21 of four heuristic bots: hundreds of decisions, so that its analysis
+    (a strong search for each) takes seconds."""
+    from domain.autoplay import play_game
+
+    _, log = play_game("ef" * 32, bots=("heuristic",) * 4, rules=Rules(target=21))
+    return tuple(log)
+
+
+async def test_a_search_asked_for_that_fails_is_refused_not_a_crash() -> None:
+    """A hint or an analysis has no heuristic to fall back on: a worker too slow is 503
+    ``bots_busy`` (retry), not a 500."""
+    thinker = Thinker(workers=1, timeout_s=0.0)  # no search can answer in no time
+    log = _long_game_log()
+    state = next(s for n in range(30, len(log)) if (s := fold(log[:n])).to_act is not None)
+    seat = state.to_act
+    assert seat is not None
+    try:
+        with pytest.raises(BotsBusy):
+            await thinker.hints(state, seat)
+    finally:
+        thinker.close()
+
+
+async def test_stopping_ends_the_searches_in_flight_at_once() -> None:
+    """At shutdown an analysis in flight ends now (503 ``unavailable``), where it held the
+    request, and the server with it, for seconds; decisions go on with the heuristic."""
+    from domain import legal_actions
+
+    thinker = Thinker(workers=1)
+    log = _long_game_log()
+    try:
+        thinker.warm()
+        analysing = asyncio.create_task(thinker.analyse(log))
+        await asyncio.sleep(0.3)
+        assert not analysing.done()  # (a game to 21 takes seconds to analyse)
+        thinker.stop()
+        with pytest.raises(ShuttingDown):
+            await asyncio.wait_for(analysing, 1.0)
+        state = next(s for n in range(30, len(log)) if (s := fold(log[:n])).to_act is not None)
+        seat = state.to_act
+        assert seat is not None
+        assert await thinker.decide(state, seat, "master") in legal_actions(state, seat)
+        assert thinker.fallbacks == 1 and thinker.decisions == 0
+        with pytest.raises(ShuttingDown):
+            await thinker.hints(state, seat)
     finally:
         thinker.close()

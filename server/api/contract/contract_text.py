@@ -54,7 +54,7 @@ is 409 ``seat_taken``: that token is dead.
 **Rate limits.** Writes (POST) are limited per client per window (``ALLFOURS_RATE_LIMIT`` per \
 ``ALLFOURS_RATE_WINDOW_S``, 600 a minute by default, shared across instances); reads are not. \
 Beyond it: 429 ``rate_limited`` with ``Retry-After`` (seconds), also in the problem's \
-``retry_after``. 503 ``unavailable`` and ``busy`` carry ``Retry-After`` too.
+``retry_after``. 503 ``unavailable``, ``busy`` and ``bots_busy`` carry ``Retry-After`` too.
 
 **The clock.** Each table has ``rules.turn_seconds`` (30 by default; null: none). The view's \
 ``deadline`` is when the seat to act times out, in milliseconds since the Unix epoch (every \

@@ -95,6 +95,9 @@ ERROR_CODES: Final[dict[str, ErrorCode]] = {
         503, "Redis is unreachable, or the server is shutting down (`/readyz`)"
     ),
     "busy": ErrorCode(503, "contention on the game outlasted the retries"),
+    "bots_busy": ErrorCode(
+        503, "the bot workers did not answer a hint or an analysis in time (a busy machine)"
+    ),
 }
 """In the README's order: by status, the rules' refusals first among the 409s. Every 429 and
 503 comes with ``Retry-After``."""

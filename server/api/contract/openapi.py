@@ -47,8 +47,8 @@ _DESCRIPTIONS = {
     422: "A value the game cannot use, such as an unknown card (``unknown_card``)",
     429: "Rate limited (``rate_limited``); see ``Retry-After``",
     500: "An unexpected error (``internal``): a bug, never the client's input",
-    503: "The event store is unreachable or the game too busy (``unavailable``, ``busy``); "
-    "see ``Retry-After``",
+    503: "The event store is unreachable, the game or the bot workers too busy "
+    "(``unavailable``, ``busy``, ``bots_busy``); see ``Retry-After``",
 }
 
 

@@ -30,8 +30,11 @@ class AnalysisController(Controller):
         "for that seat, each with the estimated chance that the seat's team wins the game "
         "after it, from the seat's information at that moment only. ``game_not_finished`` "
         "until the game is over, as for the replay. Computed on the first call (a second or "
-        "more of a bot worker), then kept for a week and served by any instance.",
-        responses=problems("invalid_request", "not_found", "game_not_finished", "unavailable"),
+        "more of a bot worker), then kept for a week and served by any instance. Workers too "
+        "busy to finish it in time: 503 ``bots_busy``, ask again.",
+        responses=problems(
+            "invalid_request", "not_found", "game_not_finished", "unavailable", "bots_busy"
+        ),
     )
     async def get_analysis(self, game_id: GameId, ctx: NamedDependency[AppContext]) -> Analysis:
         moves = await ctx.analyses.of(game_id)

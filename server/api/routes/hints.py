@@ -36,7 +36,8 @@ class HintsController(Controller):
         "(its hand, the cards played, the kicks: never another seat's cards). Not the seat's "
         "turn: an empty list. A rated table gives no hints (409 ``rated_table``), nor does a "
         "seat to a token whose person left it (409 ``not_a_person``). Each "
-        "call searches anew (tens of milliseconds of a bot worker).",
+        "call searches anew (tens of milliseconds of a bot worker); workers too busy to answer "
+        "in time: 503 ``bots_busy``, ask again.",
         responses=problems(
             "invalid_request",
             "unauthorized",
@@ -45,6 +46,7 @@ class HintsController(Controller):
             "rated_table",
             "not_a_person",
             "unavailable",
+            "bots_busy",
         ),
     )
     async def get_hints(
