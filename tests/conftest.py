@@ -15,6 +15,7 @@ in any order.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import uuid
 from collections.abc import AsyncIterator
@@ -40,6 +41,14 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "backends: run on a single Redis server and on a Redis Cluster"
     )
+    # A run stopped with SIGTERM (a CI timeout, ``kill``) ends as Ctrl-C does: the fixtures'
+    # teardowns stop the servers and the Redis they started. Python's default for SIGTERM
+    # ends the process at once and left them running, holding ports and directories.
+    signal.signal(signal.SIGTERM, _interrupted)
+
+
+def _interrupted(signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
