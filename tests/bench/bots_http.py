@@ -9,6 +9,10 @@ one run, alternates two phases ``--rounds`` times:
 - ``busy``: the same, while ``--bot-games`` games of one person and three ``--level`` bots are
   played at the same time (each of their commands makes the server search three bots' moves).
 
+With ``--rate R`` the people's games send R commands a second in all, on a fixed schedule,
+instead of as fast as answered: the latency a table of people sees at a load the server
+carries, where the saturated figure is mostly queueing (its p99 follows the throughput lost).
+
 Prints one JSON line: ``p50_ms``/``p99_ms`` and ``plays_per_s`` of the persons' commands in
 each phase (medians of the rounds), ``p99_ratio`` = busy / quiet, and ``bot_commands_per_s``
 (the bot games' commands answered, each with three search decisions). Run with
@@ -90,12 +94,12 @@ class BotGame:
 
 
 async def phase(
-    people: list[Any], bots: list[BotGame], duration: float
+    people: list[Any], bots: list[BotGame], duration: float, pace: float | None
 ) -> tuple[float, list[float], float]:
     until = time.perf_counter() + duration
     before = sum(b.commands for b in bots)
     driving = [asyncio.create_task(b.play(until)) for b in bots]
-    rate, stats = await bench_http.plays_phase(people, duration)
+    rate, stats = await bench_http.plays_phase(people, duration, pace)
     await asyncio.gather(*driving)
     bot_rate = (sum(b.commands for b in bots) - before) / duration
     return rate, stats.latencies, bot_rate
@@ -117,14 +121,19 @@ async def run(args: argparse.Namespace) -> None:
             for name in ("quiet", "busy") if number % 2 == 0 else ("busy", "quiet"):
                 note(f"round {number + 1}: {name}")
                 rate, latencies, bot_rate = await phase(
-                    people, bots if name == "busy" else [], args.duration
+                    people, bots if name == "busy" else [], args.duration, args.rate
                 )
                 figures[name].append(
                     (rate, percentile(latencies, 0.5), percentile(latencies, 0.99), bot_rate)
                 )
     finally:
         await asyncio.to_thread(server.stop)
-    out: dict[str, Any] = {"bench": "bots_http", "level": args.level, "bot_games": args.bot_games}
+    out: dict[str, Any] = {
+        "bench": "bots_http",
+        "level": args.level,
+        "bot_games": args.bot_games,
+        "rate": args.rate,
+    }
     for name, rows in figures.items():
         out[f"{name}_plays_per_s"] = round(median([r[0] for r in rows]), 1)
         out[f"{name}_p50_ms"] = round(1000 * median([r[1] for r in rows]), 2)
@@ -144,6 +153,11 @@ def main() -> None:
     parser.add_argument("--bot-workers", type=int, default=1, help="the server's bot workers")
     parser.add_argument("--duration", type=float, default=8.0, help="seconds per phase")
     parser.add_argument("--rounds", type=int, default=4, help="rounds of quiet and busy")
+    parser.add_argument(
+        "--rate",
+        type=float,
+        help="the people's commands per second in all (default: as fast as answered)",
+    )
     exit_on_sigterm()
     asyncio.run(run(parser.parse_args()))
 

@@ -247,12 +247,21 @@ class HttpGame:
 # --- phases --------------------------------------------------------------------------------
 
 
-async def plays_phase(games: list[HttpGame], duration: float) -> tuple[float, Stats]:
+async def plays_phase(
+    games: list[HttpGame], duration: float, rate: float | None = None
+) -> tuple[float, Stats]:
+    """Every game plays for ``duration`` s: as fast as the server answers, or at ``rate``
+    commands/s in all (each game on a fixed schedule; one that falls behind sends at once)."""
     stats = Stats()
     deadline = time.perf_counter() + duration
+    interval = 0.0 if rate is None else len(games) / rate
 
     async def drive(game: HttpGame) -> None:
+        due = time.perf_counter() + random.random() * interval
         while time.perf_counter() < deadline:
+            if interval:
+                await asyncio.sleep(max(0.0, due - time.perf_counter()))
+                due += interval
             await game.play_one(stats)
 
     started = time.perf_counter()
