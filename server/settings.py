@@ -71,6 +71,9 @@ class Settings(msgspec.Struct, frozen=True):
     bot_workers: Annotated[int, msgspec.Meta(ge=0, le=64)] = 1
     """Processes of this server that run the search bots' decisions, off its event loop (0:
     decide them in a thread of the server process, for machines that cannot fork)."""
+    bot_timeout_s: Annotated[float, msgspec.Meta(ge=0, le=60)] = 5.0
+    """How long a search (a bot's decision, a hint) may take in the workers: past it a bot's
+    move is the heuristic's and a hint is 503 ``bots_busy``."""
     idle_expiry_s: Annotated[int, msgspec.Meta(ge=0)] = 1_800
     """A game paused (everyone away) or waiting with no clock on a person this long after its
     last move or change of seats is closed as idle (0: never); recorded in each new game."""
@@ -136,6 +139,7 @@ ENV_NAMES: Mapping[str, str] = {
     "idle_expiry_s": "ALLFOURS_IDLE_EXPIRY_S",
     "stand_in": "ALLFOURS_STAND_IN",
     "bot_workers": "ALLFOURS_BOT_WORKERS",
+    "bot_timeout_s": "ALLFOURS_BOT_TIMEOUT_S",
     "sweep_interval_s": "ALLFOURS_SWEEP_INTERVAL_S",
     "trusted_proxies": "ALLFOURS_TRUSTED_PROXIES",
     "max_connections_per_address": "ALLFOURS_MAX_CONNECTIONS_PER_ADDRESS",

@@ -163,7 +163,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
                 idle_expiry_ms=settings.idle_expiry_s * 1000 if settings.idle_expiry_s else None,
                 stand_in=settings.stand_in,
             ),
-            thinker=Thinker(settings.bot_workers),
+            thinker=Thinker(settings.bot_workers, settings.bot_timeout_s),
             players=players,
         )
         matchmaker = Matchmaker(
