@@ -240,15 +240,16 @@ async def test_four_people_play_people_and_play_their_rated_table_to_the_end(
     games = {page.url.rsplit("/", 1)[1] for page in pages}
     assert len(games) == 1, games
     game_id = games.pop()
-    seats = {(await wait_for_table(page))["viewer"] for page in pages}
-    assert seats == {"0", "1", "2", "3"}
+    # Matchmaking chooses the seats (by rating, then by time in the queue): find each page's.
+    by_seat = {int((await wait_for_table(page))["viewer"]): page for page in pages}
+    assert set(by_seat) == {0, 1, 2, 3}
     view = await view_of(api, game_id)
     assert view["rated"] is True
     while view["to_act"] is None:  # the first deal follows the fourth seat
         await pages[0].wait_for_timeout(50)
         view = await view_of(api, game_id)
     # A rated table answers no hints: the page offers none, even on the person's turn.
-    turn = pages[int(view["to_act"])]
+    turn = by_seat[int(view["to_act"])]
     await turn.locator(".controls.your-turn").wait_for(timeout=60_000)
     assert await turn.locator('[data-key="hint"]').count() == 0
 
