@@ -6,13 +6,14 @@ that they play to its end."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 import re
 from collections.abc import AsyncIterator
 
 import httpx
 import pytest
-from playwright.async_api import Browser, BrowserContext, Page
+from playwright.async_api import Browser, BrowserContext, Page, Route
 from support import ServerProcess, view_of
 from webplay import INSTANT_PACE, OFFERED, play_together, table_state, wait_for_table
 
@@ -126,6 +127,35 @@ async def test_an_identity_is_made_silently_and_its_code_brings_my_games_to_a_se
     await second.fill("#import-code", f"{me['player_id']}.player.{'x' * 43}")
     await second.click("#import-submit")
     await second.get_by_text("This server knows no player with that recovery code.").wait_for()
+
+
+async def test_a_name_typed_while_the_identity_is_made_becomes_the_players(
+    person, api: httpx.AsyncClient
+) -> None:
+    """The identity is made on the first visit, under a made-up name; a name the person types
+    before the server has answered is still the one their player takes (it was kept as the
+    made-up one, marked as chosen, once: a race a full run hit)."""
+    page: Page = await person()
+    answered = asyncio.Event()
+
+    async def late(route: Route) -> None:  # the server's answer, held until the name is in
+        await answered.wait()
+        await route.continue_()
+
+    await page.route("**/v1/players", late)
+    await page.goto("/")
+    await page.fill("#player-name", "Dora")
+    await page.locator("#player-name").dispatch_event("change")
+    answered.set()
+    await page.select_option('select[name="seat1"]', "open")
+    await page.click('#new-table button[type="submit"]')
+    await page.wait_for_url("**/table/*")
+    held = await page.evaluate("JSON.parse(localStorage.getItem('allfours.player'))")
+    assert held["name"] == "Dora" and held["named"] is True, held
+    me = (
+        await api.get("/v1/players/me", headers={"Authorization": f"Bearer {held['key']}"})
+    ).json()
+    assert me["name"] == "Dora", me
 
 
 async def test_a_private_table_seats_the_invite_links_holders_only(

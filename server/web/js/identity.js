@@ -33,14 +33,21 @@ function keep(held) {
 export async function ensureIdentity() {
   const held = identity();
   if (held) return held;
-  making ??= api
-    .createPlayer(playerName() || `Player ${Math.floor(1000 + Math.random() * 9000)}`)
-    .then((made) => keep({ player_id: made.player_id, key: made.key, name: made.name, named: Boolean(playerName()) }))
+  making ??= makeIdentity(playerName());
+  return making;
+}
+
+/** Makes the identity under `chosen`, the person's name if they gave one yet, else a made-up
+ * one. `named` says which was sent, not whether a name exists by the answer: a name typed
+ * while the identity was in the making is still to be adopted (`adoptName`). */
+function makeIdentity(chosen) {
+  return api
+    .createPlayer(chosen || `Player ${Math.floor(1000 + Math.random() * 9000)}`)
+    .then((made) => keep({ player_id: made.player_id, key: made.key, name: made.name, named: Boolean(chosen) }))
     .catch(() => null)
     .finally(() => {
       making = null;
     });
-  return making;
 }
 
 /** The player key to send with a seat (null: anonymous). */
