@@ -4,44 +4,22 @@ backups; nothing here can be derived from the streams, so it is no projection.""
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 import msgspec
 
 from server.clock import Clock, system_clock
-from server.errors import GameNotFound, IdempotencyKeyReused, Unauthorized
+from server.errors import GameNotFound, Unauthorized
 from server.names import check_name
-from server.players.keys import (
-    derived_player_key,
-    new_player_id,
-    new_player_key,
-    player_id_for_key,
-    player_of,
-)
+from server.players.keys import new_player_id, new_player_key, player_of
 from server.store import RedisEventStore
 from server.store.redis_store import guarded
 from server.tokens import matches, token_hash
 
 
 def player_key(player_id: str) -> str:
-    """Hash of one player: ``name``, ``key`` (the key's SHA-256), ``created_at`` (ms); for
-    one made with an ``Idempotency-Key``, also ``made_as`` (the name it was made with) and
-    ``key_secret`` (what its key is derived with)."""
+    """Hash of one player: ``name``, ``key`` (the key's SHA-256), ``created_at`` (ms)."""
     return f"allfours:player:{{{player_id}}}"
-
-
-_CREATE_ONCE = """
--- KEYS[1]: the player's hash. ARGV: name, key hash, created at, key secret.
--- Makes the identity, unless it exists: then what it was made with (name, time, secret).
-if redis.call('EXISTS', KEYS[1]) == 1 then
-  return redis.call('HMGET', KEYS[1], 'made_as', 'created_at', 'key_secret')
-end
-redis.call('HSET', KEYS[1], 'name', ARGV[1], 'key', ARGV[2], 'created_at', ARGV[3],
-           'made_as', ARGV[1], 'key_secret', ARGV[4])
-return false
-"""
 
 
 class Player(msgspec.Struct, frozen=True):
@@ -68,56 +46,21 @@ class PlayerAccounts:
         on_named: Callable[[str, str], Awaitable[None]] | None = None,
     ) -> None:
         self._redis = store.redis
-        self._create_script = self._redis.register_script(_CREATE_ONCE)
         self._clock = clock
         self._on_named = on_named
         """Told (player id, name) when a player is made or renamed: projections that show
         names (the leaderboard's) follow."""
 
-    async def create(
-        self, name: str, idempotency_key: str | None = None
-    ) -> tuple[Player, str, bool]:
-        """A new identity named ``name``, its key (shown this once: only its hash is kept),
-        and False. With an ``idempotency_key`` that made one already (a retry after a lost
-        answer): that identity, the same key and True; 409 ``idempotency_key_reused`` if it
-        was made with another name."""
+    async def create(self, name: str) -> tuple[Player, str]:
+        """A new identity named ``name`` and its key (shown this once: only its hash is kept)."""
         check_name(name)
-        if idempotency_key is not None:
-            return await self._create_once(name, idempotency_key)
         player = Player(new_player_id(), name, self._clock())
         key = new_player_key(player.player_id)
         fields: list[str | int] = ["name", name, "key", token_hash(key)]
         fields += ["created_at", player.created_at]
         await guarded(self._redis.hset(player_key(player.player_id), items=fields))
         await self._named(player.player_id, name)
-        return player, key, False
-
-    async def _create_once(self, name: str, idempotency_key: str) -> tuple[Player, str, bool]:
-        player_id = player_id_for_key(idempotency_key)
-        secret = secrets.token_hex(32)
-        key = derived_player_key(player_id, secret, idempotency_key)
-        now = self._clock()
-        made: Any = await guarded(
-            self._create_script(
-                keys=[player_key(player_id)], args=[name, token_hash(key), now, secret]
-            )
-        )
-        if made is None:
-            await self._named(player_id, name)
-            return Player(player_id, name, now), key, False
-        made_as, created_at, kept_secret = made
-        if made_as is None or kept_secret is None or made_as.decode() != name:
-            # Made without this key's record (cannot be: ids of keys are their own), or with
-            # another name: the key was used for another request.
-            raise IdempotencyKeyReused("this Idempotency-Key made a player of another name")
-        key = derived_player_key(player_id, kept_secret.decode(), idempotency_key)
-        return Player(player_id, name, int(created_at)), key, True
-
-    async def made_with(self, idempotency_key: str) -> bool:
-        """Whether a creation with this ``Idempotency-Key`` made its identity already."""
-        return bool(
-            await guarded(self._redis.exists(player_key(player_id_for_key(idempotency_key))))
-        )
+        return player, key
 
     async def prove(self, key: str | None) -> Player:
         """The player ``key`` proves: 401 for no key, a malformed one, or one never issued.

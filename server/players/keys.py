@@ -5,9 +5,6 @@ recovery code: importing it on another device is signing in there."""
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
 import re
 import secrets
 
@@ -21,20 +18,6 @@ def new_player_id() -> str:
 
 def new_player_key(player_id: str) -> str:
     return f"{player_id}.{PLAYER}.{secrets.token_urlsafe(32)}"
-
-
-def player_id_for_key(idempotency_key: str) -> str:
-    """The identity a creation with this ``Idempotency-Key`` makes: a retry names the same one,
-    so it cannot make two."""
-    return "p" + hashlib.sha256(f"player:{idempotency_key}".encode()).hexdigest()[:16]
-
-
-def derived_player_key(player_id: str, secret: str, idempotency_key: str) -> str:
-    """The key of an identity made with an ``Idempotency-Key``: the same key again for a
-    retry, never stored. ``secret`` is the identity's own (kept in Redis, never revealed):
-    without it the request's key alone gives nothing."""
-    digest = hmac.digest(bytes.fromhex(secret), f"player:{idempotency_key}".encode(), "sha256")
-    return f"{player_id}.{PLAYER}.{base64.urlsafe_b64encode(digest).rstrip(b'=').decode()}"
 
 
 def is_player_id(text: str) -> bool:

@@ -31,9 +31,6 @@ class PlayerCreated(msgspec.Struct, frozen=True):
     takeSeat; it is also the recovery code that signs the player in on another device."""
     created_at: int
     """When the identity was made (ms since the epoch)."""
-    duplicate: bool = False
-    """True when this answers a retry (the same ``Idempotency-Key`` and name): the identity
-    the first request made, with the same key."""
 
 
 class Rating(msgspec.Struct, frozen=True):

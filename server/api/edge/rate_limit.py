@@ -108,62 +108,43 @@ class RateLimiter:
         create: Callable[[], Awaitable[CommandResult]],
         made_already: Callable[[], Awaitable[bool]] | None,
     ) -> CommandResult:
-        """Run a table creation against its address's hourly quota (``_within_quota``)."""
-        return await self._within_quota(
-            request,
-            ("tq", self._tables_per_hour, "tables"),
-            create,
-            made_already,
-            lambda result: result.duplicate,
-        )
-
-    async def within_player_quota(
-        self,
-        request: Request[Any, Any, Any],
-        create: Callable[[], Awaitable[_Made]],
-        made_already: Callable[[], Awaitable[bool]] | None,
-        duplicate: Callable[[_Made], bool],
-    ) -> _Made:
-        """Run a player identity's creation against its address's hourly quota
-        (``_within_quota``)."""
-        return await self._within_quota(
-            request, ("pq", self._players_per_hour, "players"), create, made_already, duplicate
-        )
-
-    async def _within_quota(
-        self,
-        request: Request[Any, Any, Any],
-        quota: tuple[str, int, str],
-        create: Callable[[], Awaitable[_Made]],
-        made_already: Callable[[], Awaitable[bool]] | None,
-        duplicate: Callable[[_Made], bool],
-    ) -> _Made:
-        """Run a creation against its address's hourly ``quota`` (kind, count, what): only a
-        new thing uses it up. ``made_already`` tells whether the request's ``Idempotency-Key``
-        made its thing before (None without a key): such a retry is answered, as the
-        ``duplicate`` it is, even once the quota is used up. The count is taken before
-        ``create`` (concurrent creations cannot overshoot) and given back when nothing was
-        made."""
+        """Run a table creation against its address's hourly quota: only a new table uses
+        it up. ``made_already`` tells whether the request's ``Idempotency-Key`` made its table
+        before (None without a key): such a retry is answered, as the duplicate it is, even
+        once the quota is used up. The count is taken before ``create`` (concurrent creations
+        cannot overshoot) and given back when no table was made."""
         try:
-            counter = await self._count_creation(request, *quota)
+            counter = await self._count_creation(request, "tq", self._tables_per_hour, "tables")
         except RateLimited:
             if made_already is None or not await made_already():
                 raise
             counter = None
         try:
-            made = await create()
+            result = await create()
         except ServiceError:  # refused: nothing was stored
             await self._refund_creation(counter)
             raise
         except Exception:
-            # The store failed: the thing may have been made and only the answer lost. Only
+            # The store failed: the table may have been made and only the answer lost. Only
             # the key can tell (if the store answers); without one the count is kept.
             if made_already is not None and not await _or_true(made_already):
                 await self._refund_creation(counter)
             raise
-        if duplicate(made):
+        if result.duplicate:
             await self._refund_creation(counter)
-        return made
+        return result
+
+    async def within_player_quota(
+        self, request: Request[Any, Any, Any], create: Callable[[], Awaitable[_Made]]
+    ) -> _Made:
+        """Run a player identity's creation against its address's hourly quota (given back
+        when the creation is refused)."""
+        counter = await self._count_creation(request, "pq", self._players_per_hour, "players")
+        try:
+            return await create()
+        except ServiceError:
+            await self._refund_creation(counter)
+            raise
 
     async def _count_creation(
         self, request: Request[Any, Any, Any], kind: str, quota: int, what: str

@@ -4,7 +4,6 @@ your games, read anyone's public profile, and get a fresh seat token for a seat 
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Annotated, Any
 
 from litestar import Controller, Request, get, patch, post
@@ -24,7 +23,7 @@ from server.api.contract.player_models import (
     Rating,
     Rename,
 )
-from server.api.routes.params import PLAYER_REQUIRED, GameId, ListCursor, SeatPath, SecretKey
+from server.api.routes.params import PLAYER_REQUIRED, GameId, ListCursor, SeatPath
 from server.lobby import GamePage
 from server.players.accounts import Player
 from server.players.rating_model import NEWCOMER
@@ -60,33 +59,20 @@ class PlayersController(Controller):
         "its hash is kept). It works as ``Authorization: Bearer`` for the player's own "
         "endpoints and for takeSeat (the seat is then linked to the player), and is the "
         "recovery code that signs the player in on another device. Playing without a player "
-        "identity works as before. With an ``Idempotency-Key`` a retry after a lost answer "
-        "(the same key and name) gets the same identity and key (``duplicate: true``), so "
-        "the key works as a secret: use a random one (a UUID).",
+        "identity works as before.",
         status_code=201,
-        responses=problems(
-            "invalid_request",
-            "invalid_name",
-            "idempotency_key_reused",
-            "quota_exceeded",
-            *WRITE_LIMITS,
-        ),
+        responses=problems("invalid_request", "invalid_name", "quota_exceeded", *WRITE_LIMITS),
     )
     async def create_player(
         self,
         request: Request[Any, Any, Any],
         data: JSONBody[NewPlayer],
         ctx: NamedDependency[AppContext],
-        idempotency_key: SecretKey = None,
     ) -> PlayerCreated:
-        accounts = ctx.accounts
-        player, key, duplicate = await ctx.limiter.within_player_quota(
-            request,
-            partial(accounts.create, data.name, idempotency_key),
-            None if idempotency_key is None else partial(accounts.made_with, idempotency_key),
-            lambda made: made[2],
+        player, key = await ctx.limiter.within_player_quota(
+            request, lambda: ctx.accounts.create(data.name)
         )
-        return PlayerCreated(player.player_id, player.name, key, player.created_at, duplicate)
+        return PlayerCreated(player.player_id, player.name, key, player.created_at)
 
     @get(
         "/me",
