@@ -209,9 +209,16 @@ class Thinker:
             future.cancel()
 
     def close(self) -> None:
+        """Stops the searches and the workers themselves: a search already running in a worker
+        would otherwise hold the process's exit until it ended (up to an analysis's 120 s,
+        past a process manager's patience), as the interpreter waits for its pool's work."""
         self.stop()
         if self._pool is not None:
+            # (ProcessPoolExecutor's processes: no public way to end them before Python 3.14)
+            workers = list(getattr(self._pool, "_processes", {}).values())
             self._pool.shutdown(wait=False, cancel_futures=True)
+            for worker in workers:
+                worker.terminate()
             self._pool = None
 
 
