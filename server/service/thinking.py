@@ -217,9 +217,20 @@ class Thinker:
             # (ProcessPoolExecutor's processes: no public way to end them before Python 3.14)
             workers = list(getattr(self._pool, "_processes", {}).values())
             self._pool.shutdown(wait=False, cancel_futures=True)
+            _let_the_pool_drop_cancelled_work(self._pool)
             for worker in workers:
                 worker.terminate()
             self._pool = None
+
+
+def _let_the_pool_drop_cancelled_work(pool: Executor, patience_s: float = 1.0) -> None:
+    """Waits (briefly) for a process pool's own thread to drop the work that was given up
+    (cancelled) while it waited for a worker. Its processes must not end before: Python 3.11's
+    pool, finding them gone, marks all its waiting work failed, and raised in its thread (a
+    traceback at shutdown) on a piece already cancelled."""
+    deadline = time.monotonic() + patience_s
+    while getattr(pool, "_cancel_pending_futures", False) and time.monotonic() < deadline:
+        time.sleep(0.005)
 
 
 def _cancelling() -> bool:

@@ -179,3 +179,38 @@ async def test_stopping_ends_the_searches_in_flight_at_once() -> None:
             await thinker.hints(state, seat)
     finally:
         thinker.close()
+
+
+async def test_closing_with_searches_given_up_waiting_raises_nowhere(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Searches waiting for the one worker and given up (timed out, their tasks cancelled)
+    are still the pool's when it is closed: its processes are then ended while the pool's own
+    thread would mark those searches failed, which raised in that thread (Python 3.11's
+    ``terminate_broken`` sets an exception on a cancelled future) and printed a traceback at
+    every such shutdown. The close lets the pool drop them first."""
+    import threading
+
+    raised: list[BaseException | None] = []
+    monkeypatch.setattr(threading, "excepthook", lambda hook: raised.append(hook.exc_value))
+    thinker = Thinker(workers=1)
+    log = _long_game_log()
+    state = next(s for n in range(30, len(log)) if (s := fold(log[:n])).to_act is not None)
+    seat = state.to_act
+    assert seat is not None
+    try:
+        thinker.warm()
+        running = asyncio.create_task(thinker.analyse(log))  # holds the worker for seconds
+        waiting = [asyncio.create_task(thinker.hints(state, seat)) for _ in range(8)]
+        await asyncio.sleep(0.5)
+        for task in waiting:
+            task.cancel()
+        await asyncio.gather(*waiting, return_exceptions=True)
+        await asyncio.sleep(0.1)  # (the cancellations reach the pool's futures)
+    finally:
+        thinker.close()
+    await asyncio.gather(running, return_exceptions=True)
+    for thread in threading.enumerate():
+        if type(thread).__name__ == "_ExecutorManagerThread":
+            thread.join(5)
+    assert raised == [], [repr(e) for e in raised]
