@@ -70,11 +70,17 @@ def action_values(
     """Each legal action of ``sight`` with its estimated chance of winning the game for the
     seat's team, in the order of the legal actions. Every action is played out in the same
     worlds, so the comparison between actions carries no sampling luck of its own."""
+    return values_in(sight, sampled_worlds(sight, rng, budget))
+
+
+def values_in(sight: BotView, worlds: list[tuple[State, int]]) -> list[tuple[PlayerCommand, float]]:
+    """Each legal action of ``sight`` with its mean chance over ``worlds`` (each counted the
+    times it was drawn), every action played out in every world."""
     actions = sight.legal_actions
     team = sight.viewer & 1
     totals = [0.0] * len(actions)
     kept = 0
-    for world, times in sampled_worlds(sight, rng, budget):
+    for world, times in worlds:
         for i, action in enumerate(actions):
             totals[i] += times * playout(execute(world, action)[0], team)
         kept += times

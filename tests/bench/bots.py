@@ -12,6 +12,11 @@ Figures (``level:opponent``): ``strong`` and ``master`` against ``heuristic`` an
 ``master`` against ``strong``, and each in a mixed partnership (``level+heuristic:heuristic``:
 one search seat with a heuristic partner against two heuristic seats). The bots' rng is
 seeded apart from the deck seed. Run it on one core (a single process) with ``nice``.
+
+``--peek play|bid|bid-hands`` measures what information is worth to a search level, for
+whoever works on its inference (no table can seat it): the measured partnership plays out
+the true deal instead of sampled ones in card play, or at its bids (with the order the pack
+would come off in, or the hands only).
 """
 
 from __future__ import annotations
@@ -28,8 +33,10 @@ from _common import emit, note, percentile
 from domain import State, execute
 from domain.autoplay import DEFAULT_RULES, due_system_command, opening_commands
 from domain.bots import BOTS, Bot
-from domain.commands import Command
-from domain.sight import bot_view
+from domain.commands import Command, PlayerCommand
+from domain.search import LEVELS, ranked, values_in
+from domain.sight import BotView, bot_view
+from domain.worlds import world_state
 
 FIGURES = (
     "strong:heuristic",
@@ -42,10 +49,44 @@ FIGURES = (
 )
 
 
+PEEKS = ("play", "bid", "bid-hands")
+"""What ``--peek`` lets the measured level see (a measurement of what information is worth to
+the search, never a bot): the true deal in card play; at its bids, the hands and the order
+the pack would come off in; at its bids, the hands only (the pack's order drawn anew)."""
+
+
+class Peeking:
+    """The measured level, but where ``peek`` says its search plays out the true deal (read
+    from the game's state, which ``play`` hands it before each decision) instead of deals
+    sampled from its seat's information."""
+
+    def __init__(self, level: str, peek: str) -> None:
+        self.searching = BOTS[level]
+        self.budget = LEVELS[level]
+        self.peek = peek
+        self.state = State()
+
+    def __call__(self, sight: BotView, rng: random.Random) -> PlayerCommand:
+        bidding = sight.phase != "playing"
+        if len(sight.legal_actions) == 1 or bidding == (self.peek == "play"):
+            return self.searching(sight, rng)
+        state = self.state
+        hands = [*state.hands, 0]
+        pack = list(state.deck[state.next_card :])
+        if self.peek == "bid-hands":
+            worlds = [
+                (world_state(sight, hands, rng.sample(pack, len(pack))), 1)
+                for _ in range(self.budget.worlds)
+            ]
+        else:
+            worlds = [(world_state(sight, hands, pack), 1)]
+        return ranked(values_in(sight, worlds))[0][0]
+
+
 class Timed:
     """A bot whose decisions' CPU times are kept."""
 
-    def __init__(self, bot: Bot, samples: list[float]) -> None:
+    def __init__(self, bot: Bot | Peeking, samples: list[float]) -> None:
         self.bot = bot
         self.samples = samples
 
@@ -56,13 +97,20 @@ class Timed:
         return command
 
 
-def play(seed: str, seats: Sequence[Bot], names: Sequence[str], rng: random.Random) -> int:
+def play(
+    seed: str, seats: Sequence[Bot | Peeking | Timed], names: Sequence[str], rng: random.Random
+) -> int:
     """Play one game; the winning team."""
     state = State()
     for command in opening_commands(seed, DEFAULT_RULES, [f"s{i}" for i in range(4)], names):
         state, _ = execute(state, command)
     while state.phase != "ended":
         seat = state.to_act
+        if seat is not None:
+            deciding = seats[seat]
+            peeking = deciding.bot if isinstance(deciding, Timed) else deciding
+            if isinstance(peeking, Peeking):
+                peeking.state = state
         next_command: Command | None = (
             due_system_command(state, seed)
             if seat is None
@@ -81,21 +129,23 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return centre - half, centre + half
 
 
-def figure(name: str, games: int) -> dict[str, object]:
+def figure(name: str, games: int, peek: str | None = None) -> dict[str, object]:
     side, opponent = name.split(":")
     level, _, partner = side.partition("+")
     partner = partner or level
     samples: list[float] = []
-    measured = Timed(BOTS[level], samples)
+    measured = Timed(BOTS[level] if peek is None else Peeking(level, peek), samples)
+    # A peeking level's partner of the same level peeks too: the partnership sees the deal.
+    partnering = Peeking(partner, peek) if peek and partner == level else BOTS[partner]
     wins = 0
     played = 0
     for deal in range(games // 2):
         seed = hashlib.sha256(f"bots-bench:{deal}".encode()).hexdigest()
         for team in (0, 1):
             names = [opponent] * 4
-            seats: list[Bot] = [BOTS[opponent]] * 4
+            seats: list[Bot | Peeking | Timed] = [BOTS[opponent]] * 4
             names[team], names[team + 2] = level, partner
-            seats[team], seats[team + 2] = measured, BOTS[partner]
+            seats[team], seats[team + 2] = measured, partnering
             rng = random.Random(f"bots-bench-rng:{name}:{deal}:{team}")
             wins += play(seed, seats, names, rng) == team
             played += 1
@@ -103,7 +153,7 @@ def figure(name: str, games: int) -> dict[str, object]:
             note(f"{name}: {played} games, {wins / played:.3f}")
     low, high = wilson(wins, played)
     return {
-        "level": side,
+        "level": side if peek is None else f"{side} peeking at {peek}",
         "opponent": opponent,
         "games": played,
         "win_rate": round(wins / played, 4),
@@ -119,9 +169,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=400, help="games per figure (even)")
     parser.add_argument("--only", action="append", choices=FIGURES, help="figures to run")
+    parser.add_argument(
+        "--peek",
+        choices=PEEKS,
+        help="let the measured search level see the true deal (in play, or at its bids with "
+        "or without the pack's order): what better inference could be worth, at most",
+    )
     args = parser.parse_args()
     for name in args.only or FIGURES:
-        emit(figure(name, args.games))
+        if args.peek and name.split(":")[0].split("+")[0] not in LEVELS:
+            parser.error(f"--peek needs a search level: {name}")
+        emit(figure(name, args.games, args.peek))
 
 
 if __name__ == "__main__":
