@@ -27,7 +27,13 @@ BOXES = """() => {
                         return [r.left, r.top, r.right, r.bottom]; };
   const all = (selector) => [...document.querySelectorAll(selector)].map(box);
   const name = document.querySelector('#table-title');
+  const status = document.querySelector('.centre .status');
+  const text = document.createRange();
+  text.selectNodeContents(status);
   return { trick: all('.centre .trick'), hand: all('.hand button.card'),
+           cards: all('.centre .trick .slot > *'),
+           status: status.textContent.trim() ? [box(text)] : [],
+           around: all('.felt .seat, .felt .kicks, .felt .hand-facts'),
            actions: all('.controls button, .tools > *'),
            dock: box(document.querySelector('.dock')),
            page: [document.documentElement.scrollWidth, document.documentElement.scrollHeight],
@@ -60,6 +66,29 @@ async def until_a_card_to_play(page: Page, rng: random.Random, in_trick: int = 1
     raise AssertionError("no such moment came")
 
 
+def overlap(one: list[float], other: list[float]) -> bool:
+    """Whether two boxes share more than a pixel's edge."""
+    return (
+        min(one[2], other[2]) - max(one[0], other[0]) > 1
+        and min(one[3], other[3]) - max(one[1], other[1]) > 1
+    )
+
+
+def assert_nothing_covered(boxes: dict[str, Any], width: int, height: int) -> None:
+    """Nothing on the felt covers anything else: the trick's cards and the status line stay
+    off the seats (names, badges, turns), the kicks and the hand's facts, and off each other."""
+    middle = boxes["cards"] + boxes["status"]
+    covered = [
+        (a, b)
+        for a, b in itertools.chain(
+            itertools.product(middle, boxes["around"]),
+            itertools.product(boxes["status"], boxes["cards"]),
+        )
+        if overlap(a, b)
+    ]
+    assert not covered, f"overlapping on the felt at {width}x{height}: {covered}"
+
+
 def outside(box: list[float], width: int, height: int) -> bool:
     left, top, right, bottom = box
     return left < 0 or top < 0 or right > width + 0.5 or bottom > height + 0.5
@@ -67,7 +96,8 @@ def outside(box: list[float], width: int, height: int) -> bool:
 
 async def test_the_trick_the_hand_and_the_actions_fit_one_screen_at_every_size(page: Page) -> None:
     """While it is the person's turn, the trick, every card of the hand and every offered
-    action are inside the viewport, with no scrolling, at each size; a long name is cut with
+    action are inside the viewport, with no scrolling, at each size, and nothing on the felt
+    covers anything else (the trick, the status, the seats); a long name is cut with
     an ellipsis (the whole name in its title); the dock does not move as the hand shrinks."""
     await quick_play(page, LONG_NAME)
     await until_a_card_to_play(page, random.Random(3))
@@ -80,6 +110,7 @@ async def test_the_trick_the_hand_and_the_actions_fit_one_screen_at_every_size(p
             off = [b for b in boxes[what] if outside(b, width, height)]
             assert not off, f"{what} outside the {width}x{height} viewport: {off}"
         assert boxes["page"][0] <= width, f"sideways scrolling at {width}x{height}"
+        assert_nothing_covered(boxes, width, height)
         assert boxes["title"].startswith(f"{LONG_NAME}\N{RIGHT SINGLE QUOTATION MARK}s table")
 
     await page.set_viewport_size({"width": 1280, "height": 720})
@@ -94,6 +125,26 @@ async def test_the_trick_the_hand_and_the_actions_fit_one_screen_at_every_size(p
     )
     after = (await page.evaluate(BOXES))["dock"]
     assert after == before, "the dock moved when a card left the hand"
+
+
+async def test_a_bid_leaves_the_felt_uncovered_at_every_size(page: Page) -> None:
+    """When the person is to stand or beg, or to give one or run the pack, the dock holds two
+    actions and the hint and the felt has the least room: the status line (the longest ones
+    are the bids') and the trick's places still cover no seat at any size."""
+    await quick_play(page)
+    rng = random.Random(5)
+    for _ in range(300):
+        assert (await table_state(page))["phase"] != "ended"
+        if await page.locator(".controls button[data-action]:not([disabled])").count():
+            break
+        if not await take_turn(page, rng, keyboard=False):
+            await page.wait_for_timeout(30)
+    else:
+        raise AssertionError("the person was never offered a bid")
+    for width, height in SIZES:
+        await page.set_viewport_size({"width": width, "height": height})
+        await page.wait_for_timeout(150)  # a frame or two for the layout
+        assert_nothing_covered(await page.evaluate(BOXES), width, height)
 
 
 async def test_the_bots_moves_come_one_after_another_at_a_persons_pace(

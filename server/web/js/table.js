@@ -219,7 +219,7 @@ function seatPlate(state, view, seat, position, handlers) {
   return h(
     "div",
     {
-      class: `seat seat-${position}${toAct ? " to-act" : ""}${seat === view.viewer ? " me" : ""}`,
+      class: `seat seat-${position} seat-team-${seat & 1}${toAct ? " to-act" : ""}${seat === view.viewer ? " me" : ""}`,
       "data-seat": seat,
       "aria-label": `Seat ${seat + 1}`,
       role: "group",
