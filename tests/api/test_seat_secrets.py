@@ -72,6 +72,34 @@ async def test_a_token_whose_person_left_gets_no_hints(client: httpx.AsyncClient
     assert '"card"' not in refused.text and "hints" not in refused.json()
 
 
+async def test_a_seat_token_of_the_table_itself_is_no_claim_to_a_seat(
+    client: httpx.AsyncClient,
+) -> None:
+    """Taking a seat with a token of the same table (which takeSeat reads as a claim to a
+    rematch seat): a token whose seat was taken over hears the 401 it hears everywhere, a live
+    one that it holds a seat here already; neither "this table is no rematch", as before."""
+    game = (await create_game(client, [None, None, "random", "random"], turn_seconds=None))[
+        "game_id"
+    ]
+    bob = await take_seat(client, game, 1, "Bob")
+    await take_seat(client, game, 0, "Ann")
+    left = await client.post(
+        f"/v1/games/{game}/seats/1/commands", json={"type": "leave"}, headers=bearer(bob)
+    )
+    assert left.status_code == 200, left.text
+    carl = await take_seat(client, game, 1, "Carl")  # takes Bob's seat over
+    before = (await view_of(client, game))["version"]
+    again = await client.post(
+        f"/v1/games/{game}/seats/1", json={"name": "Bob"}, headers=bearer(bob)
+    )
+    assert "rematch" not in problem_of(again, 401, "unauthorized")["detail"]
+    live = await client.post(
+        f"/v1/games/{game}/seats/1", json={"name": "Carl"}, headers=bearer(carl)
+    )
+    assert "holds a seat of this table" in problem_of(live, 403, "forbidden")["detail"]
+    assert (await view_of(client, game))["version"] == before  # neither changed anything
+
+
 async def test_a_forged_token_for_another_seat_is_told_only_that_it_is_forged(
     client: httpx.AsyncClient,
 ) -> None:

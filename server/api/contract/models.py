@@ -100,7 +100,7 @@ class SeatGranted(msgspec.Struct, frozen=True):
 class AddBot(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     kind: BotLevel = "heuristic"
     """The bot level: random (a random legal move), heuristic (plays sensibly), strong (a
-    quick search over the hidden hands) or master (a deeper search)."""
+    quick search over the hidden hands) or master (a deeper search). Left out: heuristic."""
 
 
 class _Body(

@@ -38,6 +38,7 @@ from server.errors import (
     Forbidden,
 )
 from server.players.keys import player_of
+from server.tokens import claim_of
 
 
 class SeatsController(Controller):
@@ -65,8 +66,9 @@ class SeatsController(Controller):
         "and a rematch seat the player held is theirs to claim; a player holds one seat of a "
         "table (409 ``already_seated``: a seat they left is theirs to take back, no other). "
         "A retry after the seat's token was replaced (re-issued, or the seat taken over) is "
-        "409 ``seat_taken``, never the dead token. A private table needs its "
-        "``invite`` in the body (403 without it).",
+        "409 ``seat_taken``, never the dead token. A seat token of this table claims "
+        "nothing here: 403, or 401 once its seat has passed to someone else. A private "
+        "table needs its ``invite`` in the body (403 without it).",
         status_code=201,
         responses=problems(
             *SEAT_REFUSALS,
@@ -115,6 +117,14 @@ class SeatsController(Controller):
         rematch of (no token: no claim; a token that proves nothing: 401/403)."""
         if old is None:
             return False
+        claim = claim_of(old)
+        if claim is not None and claim.game_id == game_id:
+            # A token of this very table (one whose seat was since taken over, as often as
+            # not): a dead one hears the 401 it gets everywhere, a live one what it is.
+            await ctx.auth.verify(claim, old)
+            raise Forbidden(
+                "this token holds a seat of this table already: take another without it"
+            )
         state = await ctx.service.state(game_id)
         if state.rematch_of is None:
             raise Forbidden("this table is no rematch: seat tokens of other games mean nothing")

@@ -409,7 +409,7 @@ export function mountTable(root, gameId, { navigate, askName }) {
 }
 
 function noSuchTable(gameId) {
-  return notFoundPage("No such table", "There is no table ", h("code", {}, gameId), " on this server (a table that closed before its first card is gone).");
+  return notFoundPage("No such table", "There is no table ", h("code", {}, gameId), " on this server: the link may be mistyped, or the table expired before its game began.");
 }
 
 /** The card ← or → goes to from the focused one: the next playable card that way (all cards
