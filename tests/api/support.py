@@ -212,6 +212,18 @@ async def take_seat(client: httpx.AsyncClient, game_id: str, seat: int, name: st
     return token
 
 
+async def seat_command(
+    client: httpx.AsyncClient, game_id: str, seat: int, kind: str, token: str
+) -> dict[str, Any]:
+    """A seat command that takes no card (``leave``, ``step_away``...), which must be taken."""
+    response = await client.post(
+        f"/v1/games/{game_id}/seats/{seat}/commands", json={"type": kind}, headers=bearer(token)
+    )
+    assert response.status_code == 200, response.text
+    accepted: dict[str, Any] = response.json()
+    return accepted
+
+
 async def all_events(
     client: httpx.AsyncClient, game_id: str, token: str | None = None, page: int = 50
 ) -> list[dict[str, Any]]:

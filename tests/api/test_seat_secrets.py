@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
-from support import bearer, create_game, problem_of, take_seat, view_of
+from support import bearer, create_game, problem_of, seat_command, take_seat, view_of
 from test_players import new_player, seat_with_key
 
 from domain import CODES
@@ -83,10 +83,7 @@ async def test_a_seat_token_of_the_table_itself_is_no_claim_to_a_seat(
     ]
     bob = await take_seat(client, game, 1, "Bob")
     await take_seat(client, game, 0, "Ann")
-    left = await client.post(
-        f"/v1/games/{game}/seats/1/commands", json={"type": "leave"}, headers=bearer(bob)
-    )
-    assert left.status_code == 200, left.text
+    await seat_command(client, game, 1, "leave", bob)
     carl = await take_seat(client, game, 1, "Carl")  # takes Bob's seat over
     before = (await view_of(client, game))["version"]
     again = await client.post(

@@ -17,6 +17,7 @@ from support import (
     bearer,
     create_game,
     problem_of,
+    seat_command,
     start_server,
     take_seat,
     view_of,
@@ -225,11 +226,8 @@ async def test_an_away_seat_is_its_persons_for_a_minute(grace_server: ServerProc
         ]
         ann = await take_seat(client, game, 0, "ann")
         await take_seat(client, game, 1, "carl")
-        away = await client.post(
-            f"/v1/games/{game}/seats/0/commands", json={"type": "step_away"}, headers=bearer(ann)
-        )
-        assert away.status_code == 200, away.text
-        stepped: Any = next(e for e in away.json()["events"] if e["event"]["type"] == "SeatAway")
+        away = await seat_command(client, game, 0, "step_away", ann)
+        stepped: Any = next(e for e in away["events"] if e["event"]["type"] == "SeatAway")
         seat = (await view_of(client, game))["seats"][0]
         assert seat["away"] and seat["takeover_at"] == stepped["event"]["at"] + 60_000
         watcher = await client.post(f"/v1/games/{game}/seats/0", json={"name": "watcher"})
