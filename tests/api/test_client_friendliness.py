@@ -43,3 +43,18 @@ async def test_a_token_in_the_url_only_works_for_reads(client: httpx.AsyncClient
         params={"token": token},
     )
     problem_of(write, 401, "unauthorized")
+
+
+async def test_a_page_of_events_tells_a_poller_where_the_game_is(
+    client: httpx.AsyncClient,
+) -> None:
+    """A poller asking past the end got ``{"events": [], "next_after": <its after>}``, the same
+    as one that is up to date, so it could wait forever for versions that do not exist (an
+    outside trial): every page says the game's version now."""
+    game = (await create_game(client, [None, "random", "random", "random"]))["game_id"]
+    await take_seat(client, game, 0, "Ann")
+    version = (await client.get(f"/v1/games/{game}")).json()["version"]
+    first = (await client.get(f"/v1/games/{game}/events", params={"limit": 2})).json()
+    assert first["next_after"] == 2 and first["version"] == version > 2  # more to read now
+    past = (await client.get(f"/v1/games/{game}/events", params={"after": 99_999})).json()
+    assert past["events"] == [] and past["version"] == version < past["next_after"]

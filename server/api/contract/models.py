@@ -196,6 +196,10 @@ class EventPage(msgspec.Struct, frozen=True):
     """Events in version order, redacted for the caller."""
     next_after: int
     """Pass as ``after`` to continue."""
+    version: int = 0
+    """The game's version when the page was read: while ``next_after`` is below it there is
+    more to read now; an ``after`` past it asks for events that do not exist yet (reload the
+    view and go on from its version)."""
 
 
 class Resync(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

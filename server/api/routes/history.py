@@ -58,12 +58,15 @@ class HistoryController(Controller):
         token: SeatToken = None,
     ) -> EventPage:
         seat = await ctx.auth.seat_of(game_id, token_of(request), required=False)
-        viewer = seen_by(await ctx.service.state(game_id), seat)
+        state = await ctx.service.state(game_id)
+        viewer = seen_by(state, seat)
         stored = await ctx.service.read_events(game_id, after, limit)
         if not stored:
-            return EventPage(game_id, (), after)
+            return EventPage(game_id, (), after, state.version)
         page = envelopes(stored[0].version, [e.data for e in stored], viewer)
-        return EventPage(game_id, page, stored[-1].version)
+        last = stored[-1].version
+        # (events stored since the state was read are in the page: the version is at least its)
+        return EventPage(game_id, page, last, max(state.version, last))
 
     @get(
         "/{game_id:str}/replay",
