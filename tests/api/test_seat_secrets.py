@@ -90,6 +90,11 @@ async def test_a_seat_token_of_the_table_itself_is_no_claim_to_a_seat(
         f"/v1/games/{game}/seats/1", json={"name": "Bob"}, headers=bearer(bob)
     )
     assert "rematch" not in problem_of(again, 401, "unauthorized")["detail"]
+    forged = carl[:-4] + ("AAAA" if not carl.endswith("AAAA") else "BBBB")
+    guessed = await client.post(
+        f"/v1/games/{game}/seats/1", json={"name": "Eve"}, headers=bearer(forged)
+    )
+    assert problem_of(guessed, 401, "unauthorized")["detail"] == "unknown seat token"
     live = await client.post(
         f"/v1/games/{game}/seats/1", json={"name": "Carl"}, headers=bearer(carl)
     )
