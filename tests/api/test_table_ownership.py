@@ -52,10 +52,7 @@ async def test_only_the_creator_or_a_seated_person_seats_a_bot(client: httpx.Asy
     assert (await _bot(client, game, 1, creator)).status_code == 201
     ann = await take_seat(client, game, 0, "ann")
     assert (await _bot(client, game, 2, ann)).status_code == 201
-    left = await client.post(
-        f"/v1/games/{game}/seats/0/commands", json={"type": "leave"}, headers=bearer(ann)
-    )
-    assert left.status_code == 200, left.text
+    await seat_command(client, game, 0, "leave", ann)
     # Ann's seat is open again: her old token seats no bot.
     problem_of(await _bot(client, game, 3, ann), 403, "forbidden")
     assert [s["bot"] for s in (await view_of(client, game))["seats"]] == [
@@ -64,6 +61,17 @@ async def test_only_the_creator_or_a_seated_person_seats_a_bot(client: httpx.Asy
         "random",
         None,
     ]
+
+
+async def test_a_bot_seated_without_a_level_is_the_heuristic(client: httpx.AsyncClient) -> None:
+    """addBot's ``kind`` may be left out: the spec says the heuristic, and so it is."""
+    created = await create_game(client, [None, None, None, None])
+    game = created["game_id"]
+    seated = await client.post(
+        f"/v1/games/{game}/seats/1/bot", json={}, headers=bearer(created["creator_token"])
+    )
+    assert seated.status_code == 201, seated.text
+    assert (await view_of(client, game))["seats"][1]["bot"] == "heuristic"
 
 
 async def test_the_creator_closes_the_table_before_its_first_card(

@@ -65,7 +65,7 @@ class HistoryController(Controller):
             return EventPage(game_id, (), after, state.version)
         page = envelopes(stored[0].version, [e.data for e in stored], viewer)
         last = stored[-1].version
-        # (events stored since the state was read are in the page: the version is at least its)
+        # (events stored after the state was read may be in the page: the version is their last)
         return EventPage(game_id, page, last, max(state.version, last))
 
     @get(
