@@ -27,6 +27,10 @@ if _compiled.engine_of(_state) == "pure":
     _state.Player = _as_struct(_state.Player)  # type: ignore[misc]
     # A state holds numbers, strings, tuples and frozen records: it is in no cycle.
     _state.State = _as_struct(_state.State, gc=False)  # type: ignore[misc]
+    from domain import sight as _sight
+
+    # A bot's view is made for every decision, and holds no record that could hold it.
+    _sight.BotView = _as_struct(_sight.BotView, gc=False)  # type: ignore[misc]
 
 from domain.bots import BOTS, Bot, SeatSight, heuristic_bot, random_bot
 from domain.cards import CODES, Card, code, parse

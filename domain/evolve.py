@@ -120,7 +120,7 @@ def _dealt(s: State, e: Dealt) -> State:
         last_trick=(),
         tricks_played=0,
         won=(0, 0),
-        plays=(),
+        played_tricks=(),
         begged=False,
     )
 
@@ -206,7 +206,6 @@ def _card_played(s: State, e: CardPlayed) -> State:
         version=s.version + 1,
         hands=tuple(hands),
         trick=(*s.trick, card),
-        plays=(*s.plays, seat << 6 | card),
         players=s.players
         if s.turn_timed_out or player is None or not player.timeouts
         else _acted(s, seat),
@@ -225,6 +224,7 @@ def _trick_won(s: State, e: TrickWon) -> State:
         leader=e.seat,
         trick=(),
         tricks_played=s.tricks_played + 1,
+        played_tricks=(*s.played_tricks, s.leader, *s.trick),
         turn_at=e.at,
         turn_timed_out=False,
     )

@@ -157,8 +157,8 @@ def likelihood(sight: BotView, knowledge: Knowledge, hands: list[int], rng: rand
             gave = gives_one(_first_dealt(dealt[dealer], ran, rng), proposed, begging_score, target)
             decided[dealer] += 1
             strayed[dealer] += gave == ran
-    if sight.plays:
-        _count_plays(sight, me, dealt, decided, strayed)
+    if knowledge.plays:
+        _count_plays(sight, knowledge.plays, me, dealt, decided, strayed)
     weight = 1.0
     for seat in range(4):
         if decided[seat]:
@@ -182,7 +182,12 @@ def _first_dealt(dealt: int, ran: bool, rng: random.Random) -> int:
 
 
 def _count_plays(
-    sight: BotView, me: int, dealt: list[int], decided: list[int], strayed: list[int]
+    sight: BotView,
+    plays: tuple[int, ...],
+    me: int,
+    dealt: list[int],
+    decided: list[int],
+    strayed: list[int],
 ) -> None:
     """Replay the hand's cards from its first lead in the deal, asking the heuristic at each
     card another seat chose (a forced card says nothing) what it would have played there."""
@@ -192,7 +197,7 @@ def _count_plays(
     hands = list(dealt)
     trick: tuple[int, ...] = ()
     leader = next_seat(sight.dealer)
-    for entry in sight.plays:
+    for entry in plays:
         seat, card = entry >> 6, entry & 63
         if seat != me:
             allowed = follow_cards(hands[seat], trick, trump, forbidden)[0]

@@ -2,7 +2,9 @@
 
 This module is compiled with the engine (``compiled``), so ``BotView`` is a record
 (``records``) rather than a Struct: nothing encodes it, and a bot's view is built for each of
-the ~150 decisions of a self-played game.
+the ~150 decisions of a self-played game. Interpreted, it is swapped for a Struct made from it
+(``interpreted``), as ``State`` is, so its constructor runs in C: ``bot_view`` takes the facts
+from the state and the record only holds them.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from domain.commands import PlayerCommand
 from domain.legal import legal_moves
 from domain.records import Record
 from domain.rules import Rules
-from domain.state import Phase, State
+from domain.state import Phase, State, hand_plays
 from domain.visibility import PlayedCard, played_cards
 
 
@@ -39,7 +41,7 @@ class BotView(Record):
         "phase",
         "dealer",
         "dealt_cards",
-        "plays",
+        "played_tricks",
         "begged",
         "won_cards",
         "tricks_played",
@@ -67,34 +69,50 @@ class BotView(Record):
     dealer: Final[int]
     dealt_cards: Final[C.CardSet]
     """Every card the seat was dealt this hand (its hand and the cards it has played)."""
-    plays: Final[tuple[int, ...]]
-    """Every card played this hand, in play order, as ``seat << 6 | card`` (``State.plays``):
-    who led what, and who failed to follow (a void)."""
+    played_tricks: Final[tuple[int, ...]]
+    """This hand's complete tricks, packed (``State.played_tricks``): with the trick in play,
+    every card played this hand (``plays``)."""
     begged: Final[bool]
     """The dealer's right begged this hand (then one kick and a trump: the dealer gave one)."""
     won_cards: Final[tuple[int, int]]
     """The cards each team has captured this hand, team 0 first."""
     tricks_played: Final[int]
 
-    def __init__(self, state: State, seat: int) -> None:
-        """What the bot of ``seat`` may see of ``state``: the same facts as ``view``'s."""
-        self.viewer = seat
-        self.legal_actions = legal_moves(state, seat)
-        self.rules = state.rules
-        self.scores = state.scores
-        self.hand_cards = state.hands[seat]
-        self.trump_suit = state.trump
-        self.kick_cards = state.kicks
-        self.trick_cards = state.trick
-        self.trick_leader = state.leader
-        self.phase = state.phase
-        self.dealer = state.dealer
-        self.dealt_cards = state.dealt[seat]
-        self.plays = state.plays
-        self.begged = state.begged
-        won = state.won
-        self.won_cards = (won[0], won[1])
-        self.tricks_played = state.tricks_played
+    def __init__(
+        self,
+        viewer: int,
+        legal_actions: tuple[PlayerCommand, ...],
+        rules: Rules,
+        scores: tuple[int, int],
+        hand_cards: C.CardSet,
+        trump_suit: int | None,
+        kick_cards: tuple[int, ...],
+        trick_cards: tuple[int, ...],
+        trick_leader: int,
+        phase: Phase,
+        dealer: int,
+        dealt_cards: C.CardSet,
+        played_tricks: tuple[int, ...],
+        begged: bool,
+        won_cards: tuple[int, int],
+        tricks_played: int,
+    ) -> None:
+        self.viewer = viewer
+        self.legal_actions = legal_actions
+        self.rules = rules
+        self.scores = scores
+        self.hand_cards = hand_cards
+        self.trump_suit = trump_suit
+        self.kick_cards = kick_cards
+        self.trick_cards = trick_cards
+        self.trick_leader = trick_leader
+        self.phase = phase
+        self.dealer = dealer
+        self.dealt_cards = dealt_cards
+        self.played_tricks = played_tricks
+        self.begged = begged
+        self.won_cards = won_cards
+        self.tricks_played = tricks_played
 
     @property
     def hand(self) -> tuple[str, ...]:
@@ -112,7 +130,31 @@ class BotView(Record):
     def trick(self) -> tuple[PlayedCard, ...]:
         return played_cards(self.trick_leader, self.trick_cards)
 
+    @property
+    def plays(self) -> tuple[int, ...]:
+        """Every card played this hand, in play order, as ``seat << 6 | card``: who led
+        what, and who failed to follow (a void). Made when read, as the codes are."""
+        return hand_plays(self.played_tricks, self.trick_leader, self.trick_cards)
+
 
 def bot_view(state: State, seat: int) -> BotView:
     """What the bot of ``seat`` may see of ``state``: the same facts as ``view(state, seat)``."""
-    return BotView(state, seat)
+    won = state.won
+    return BotView(
+        seat,
+        legal_moves(state, seat),
+        state.rules,
+        state.scores,
+        state.hands[seat],
+        state.trump,
+        state.kicks,
+        state.trick,
+        state.leader,
+        state.phase,
+        state.dealer,
+        state.dealt[seat],
+        state.played_tricks,
+        state.begged,
+        (won[0], won[1]),
+        state.tricks_played,
+    )

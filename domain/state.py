@@ -136,6 +136,19 @@ def next_seat(seat: int) -> int:
     return (seat + 1) & 3
 
 
+def hand_plays(
+    played_tricks: tuple[int, ...], leader: int, trick: tuple[int, ...]
+) -> tuple[int, ...]:
+    """Every card played this hand, in play order, as ``seat << 6 | card``: the complete
+    tricks (``State.played_tricks``) and then ``trick``, led by ``leader``."""
+    plays: list[int] = []
+    for start in range(0, len(played_tricks), 5):
+        led_by = played_tricks[start]
+        plays.extend([((led_by + i) & 3) << 6 | played_tricks[start + 1 + i] for i in range(4)])
+    plays.extend([((leader + i) & 3) << 6 | trick[i] for i in range(len(trick))])
+    return tuple(plays)
+
+
 _NO_PLAYERS: Final[tuple[Player | None, ...]] = (None, None, None, None)
 _NO_CARDS: Final[Hands] = (0, 0, 0, 0)
 _DEFAULT_RULES: Final = Rules()
@@ -153,9 +166,6 @@ class State(Record):
     hands: Final[Hands]  # = _NO_CARDS
     trick: Final[tuple[int, ...]]  # = ()
     """Cards of the trick in progress, in play order from ``leader``."""
-    plays: Final[tuple[int, ...]]  # = ()
-    """Every card played this hand, in play order, as ``seat << 6 | card``: public (the whole
-    table saw each), and what a bot remembers of the hand (who led what, who showed a void)."""
     players: Final[tuple[Player | None, ...]]  # = _NO_PLAYERS
     turn_at: Final[int]  # = 0
     """When the seat to act got the turn (the ``at`` of that event): its clock starts there."""
@@ -167,6 +177,11 @@ class State(Record):
     last_trick_leader: Final[int]  # = 0
     leader: Final[int]  # = 0
     tricks_played: Final[int]  # = 0
+    played_tricks: Final[tuple[int, ...]]  # = ()
+    """This hand's complete tricks in order, each as its leader and then its four cards: with
+    ``trick``, every card played this hand (``plays``). Kept by the trick, not by the card,
+    where a tuple of every play grown at each card cost the interpreted engine 4% of a
+    self-played game (issue 24: it is to be as fast as the engine before the bots' memory)."""
     phase: Final[Phase]  # = "new"
     rules: Final[Rules]  # = _DEFAULT_RULES
     seed_commitment: Final[str]  # = ""
@@ -221,7 +236,6 @@ class State(Record):
         "version",
         "hands",
         "trick",
-        "plays",
         "players",
         "turn_at",
         "turn_timed_out",
@@ -230,6 +244,7 @@ class State(Record):
         "last_trick_leader",
         "leader",
         "tricks_played",
+        "played_tricks",
         "phase",
         "rules",
         "seed_commitment",
@@ -267,7 +282,6 @@ class State(Record):
         version: int = 0,
         hands: Hands = _NO_CARDS,
         trick: tuple[int, ...] = (),
-        plays: tuple[int, ...] = (),
         players: tuple[Player | None, ...] = _NO_PLAYERS,
         turn_at: int = 0,
         turn_timed_out: bool = False,
@@ -276,6 +290,7 @@ class State(Record):
         last_trick_leader: int = 0,
         leader: int = 0,
         tricks_played: int = 0,
+        played_tricks: tuple[int, ...] = (),
         phase: Phase = "new",
         rules: Rules = _DEFAULT_RULES,
         seed_commitment: str = "",
@@ -309,7 +324,6 @@ class State(Record):
         self.version = version
         self.hands = hands
         self.trick = trick
-        self.plays = plays
         self.players = players
         self.turn_at = turn_at
         self.turn_timed_out = turn_timed_out
@@ -318,6 +332,7 @@ class State(Record):
         self.last_trick_leader = last_trick_leader
         self.leader = leader
         self.tricks_played = tricks_played
+        self.played_tricks = played_tricks
         self.phase = phase
         self.rules = rules
         self.seed_commitment = seed_commitment
@@ -354,7 +369,6 @@ class State(Record):
         version: int | Keep = KEEP,
         hands: Hands | Keep = KEEP,
         trick: tuple[int, ...] | Keep = KEEP,
-        plays: tuple[int, ...] | Keep = KEEP,
         players: tuple[Player | None, ...] | Keep = KEEP,
         turn_at: int | Keep = KEEP,
         turn_timed_out: bool | Keep = KEEP,
@@ -363,6 +377,7 @@ class State(Record):
         last_trick_leader: int | Keep = KEEP,
         leader: int | Keep = KEEP,
         tricks_played: int | Keep = KEEP,
+        played_tricks: tuple[int, ...] | Keep = KEEP,
         phase: Phase | Keep = KEEP,
         rules: Rules | Keep = KEEP,
         seed_commitment: str | Keep = KEEP,
@@ -400,7 +415,6 @@ class State(Record):
             self.version if version is KEEP else version,
             self.hands if hands is KEEP else hands,
             self.trick if trick is KEEP else trick,
-            self.plays if plays is KEEP else plays,
             self.players if players is KEEP else players,
             self.turn_at if turn_at is KEEP else turn_at,
             self.turn_timed_out if turn_timed_out is KEEP else turn_timed_out,
@@ -409,6 +423,7 @@ class State(Record):
             self.last_trick_leader if last_trick_leader is KEEP else last_trick_leader,
             self.leader if leader is KEEP else leader,
             self.tricks_played if tricks_played is KEEP else tricks_played,
+            self.played_tricks if played_tricks is KEEP else played_tricks,
             self.phase if phase is KEEP else phase,
             self.rules if rules is KEEP else rules,
             self.seed_commitment if seed_commitment is KEEP else seed_commitment,
@@ -441,6 +456,13 @@ class State(Record):
         )
 
     # --- end of generated code ---
+
+    @property
+    def plays(self) -> tuple[int, ...]:
+        """Every card played this hand, in play order, as ``seat << 6 | card``: public (the
+        whole table saw each), and what a bot remembers of the hand (who led what, who
+        showed a void)."""
+        return hand_plays(self.played_tricks, self.leader, self.trick)
 
     @property
     def deadline(self) -> int | None:

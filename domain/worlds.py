@@ -23,7 +23,7 @@ _STOCK: Final = 4
 
 
 class Knowledge(Record):
-    FIELDS = ("me", "unseen", "held", "excluded", "played_by", "trump")
+    FIELDS = ("me", "unseen", "held", "excluded", "played_by", "plays", "trump")
     __slots__ = FIELDS
 
     me: Final[int]
@@ -35,6 +35,9 @@ class Knowledge(Record):
     """Per seat, the unseen cards it cannot hold (its voids); 0 for the seat itself."""
     played_by: Final[tuple[C.CardSet, ...]]
     """Per seat, the cards it has played this hand."""
+    plays: Final[tuple[int, ...]]
+    """The sight's ``plays``, made once for every deal weighed (the sight makes them anew at
+    each reading)."""
     trump: Final[int | None]
 
     def __init__(self, sight: BotView) -> None:
@@ -67,6 +70,7 @@ class Knowledge(Record):
         self.held = tuple([dealt_each - played[seat].bit_count() for seat in range(4)])
         self.excluded = tuple([0 if s == me else excluded[s] & self.unseen for s in range(4)])
         self.played_by = tuple(played)
+        self.plays = plays
         self.trump = trump
 
 
@@ -195,6 +199,6 @@ def world_state(sight: BotView, hands: list[int], stock: list[int]) -> State:
         tricks_played=sight.tricks_played,
         won=sight.won_cards,
         scores=sight.scores,
-        plays=sight.plays,
+        played_tricks=sight.played_tricks,
         begged=sight.begged,
     )

@@ -94,7 +94,7 @@ def test_a_bot_view_holds_only_fields_of_its_seat():
         "phase",
         "dealer",
         "dealt_cards",
-        "plays",
+        "played_tricks",
         "begged",
         "won_cards",
         "tricks_played",

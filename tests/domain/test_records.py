@@ -72,16 +72,19 @@ def _compiled() -> bool:
 
 
 def test_the_engine_refuses_to_change_a_record():
-    """Compiled, every record refuses an assignment; interpreted, the state and the players
-    do (they are frozen Structs there, ``domain.interpreted``), and the type checker guards
-    the rest."""
+    """Compiled, every record refuses an assignment; interpreted, the state, the players and
+    the bots' views do (they are frozen Structs there, ``domain.interpreted``), and the type
+    checker guards the rest."""
     state = _states()[5]
     player = Player("ann")
     sight = bot_view(state, 0)
-    cases = [(state, "version", 99), (state, "hands", (0, 0, 0, 0)), (player, "away", True)]
-    if _compiled():
-        cases.append((sight, "legal_actions", ()))
-    elif os.environ.get(PURE_ENV, "") in ("", "0"):
+    cases = [
+        (state, "version", 99),
+        (state, "hands", (0, 0, 0, 0)),
+        (player, "away", True),
+        (sight, "legal_actions", ()),
+    ]
+    if not _compiled() and os.environ.get(PURE_ENV, "") in ("", "0"):
         pytest.skip("no build of these sources: `make env` compiles them")
     for record, name, value in cases:
         with pytest.raises(AttributeError):
@@ -91,16 +94,16 @@ def test_the_engine_refuses_to_change_a_record():
 
 
 def test_interpreted_the_state_is_a_struct_of_the_same_fields():
-    """Where the engine runs interpreted its state and players are msgspec Structs made from
-    the record classes (built and replaced in C); compiled, the records themselves."""
+    """Where the engine runs interpreted its state, players and bots' views are msgspec
+    Structs made from the record classes (built and replaced in C); compiled, the records."""
     import msgspec
 
     interpreted = not _compiled()
-    for cls in (State, Player):
+    for cls in (State, Player, BotView):
         assert issubclass(cls, msgspec.Struct) is interpreted, cls
     if interpreted:
-        assert State.__struct_fields__ == State.FIELDS
-        assert Player.__struct_fields__ == Player.FIELDS
+        for cls in (State, Player, BotView):
+            assert cls.__struct_fields__ == cls.FIELDS, cls
         assert State().values() == tuple(
             State.__struct_defaults__[i] for i in range(len(State.FIELDS))
         )
