@@ -31,6 +31,7 @@ from server.api.edge.rate_limit import RateLimiter
 from server.api.edge.request_guard import check_content_type, check_new_table, is_creation
 from server.api.edge.stream_cap import limit_streams
 from server.api.routes.analysis import AnalysisController
+from server.api.routes.command_lane import command_lane
 from server.api.routes.commands import CommandsController
 from server.api.routes.docs_page import spec_at_root
 from server.api.routes.games import GamesController
@@ -274,5 +275,8 @@ def create_app(settings: Settings | None = None) -> Litestar:
         logging_config=None,  # logs are configured by `configure_logging` (JSON lines)
         debug=False,
     )
-    app.asgi_handler = limit_streams(app.asgi_handler, settings.max_streams_per_address)
+    app.asgi_handler = limit_streams(
+        command_lane(app.asgi_handler, settings.max_body_bytes, counted=counted),
+        settings.max_streams_per_address,
+    )
     return wrap_edges(app, settings.access_log)

@@ -16,7 +16,11 @@ from server.tokens import CREATOR, TokenClaim, claim_of, creator_game_of, matche
 def bearer_of(request: Request[Any, Any, Any], what: str = "seat token") -> str | None:
     """The credential in ``Authorization: Bearer`` (None without the header; 401 for another
     scheme or an empty one)."""
-    header = request.headers.get("authorization")
+    return bearer_in(request.headers.get("authorization"), what)
+
+
+def bearer_in(header: str | None, what: str = "seat token") -> str | None:
+    """``bearer_of`` for the ``Authorization`` header's value (None: no header)."""
     if not header:
         return None
     scheme, _, value = header.partition(" ")

@@ -76,8 +76,17 @@ def expose_wire(app: ASGIApp) -> ASGIApp:
     """``app`` with the server's own ``send`` in each HTTP request's scope (see :class:`Wire`)."""
 
     async def exposed(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == ScopeType.HTTP:
-            scope[WIRE_KEY] = send  # type: ignore[literal-required]
-        await app(scope, receive, send)
+        if scope["type"] != ScopeType.HTTP:
+            await app(scope, receive, send)
+            return
+        scope[WIRE_KEY] = send  # type: ignore[literal-required]
+        try:
+            await app(scope, receive, send)
+        finally:
+            # uvicorn's cycle holds the scope, and ``send`` is the cycle's: left in the scope,
+            # every request (its scope, Litestar's state, the cycle) would be freed by the
+            # garbage collector only, whose full passes are rare here (``app``), so the
+            # server's memory grew with every request it answered.
+            del scope[WIRE_KEY]  # type: ignore[misc]
 
     return exposed

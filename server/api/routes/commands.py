@@ -121,65 +121,77 @@ class CommandsController(Controller):
         ctx: NamedDependency[AppContext],
         idempotency_key: IdempotencyKey = None,
     ) -> CommandAccepted:
-        token = token_of(request)
-        claim = await ctx.auth.claim_seat(game_id, seat, token)
-        assert token is not None
-        kind = type(data).__struct_config__.tag
+        return await accept_command(ctx, game_id, seat, data, token_of(request), idempotency_key)
+
+
+async def accept_command(
+    ctx: AppContext,
+    game_id: str,
+    seat: int,
+    data: CommandBody,
+    token: str | None,
+    idempotency_key: str | None,
+) -> CommandAccepted:
+    """``sendCommand`` once its request is read: the route above and the edge's lane for
+    well-formed commands (``edge.command_lane``) both answer with this."""
+    claim = await ctx.auth.claim_seat(game_id, seat, token)
+    assert token is not None
+    kind = type(data).__struct_config__.tag
+    try:
+        # Verified before the command is decided, not only where it is stored: a forged
+        # token's command decided first told the rules' verdict on the seat's cards by
+        # the metrics' outcome and by its time (a legal card made the bots reply before
+        # the append refused it), card by card the seat's hand (an outside review).
+        await ctx.auth.verify(claim, token)
+    except Unauthorized:
+        ctx.metrics.count_command(str(kind), Unauthorized.code)
+        raise
+    command = domain_command(data, seat)
+    outcome = "error"
+    try:
+        with ctx.metrics.store_latency.time():
+            result = await ctx.service.play(
+                game_id,
+                command,
+                # Keys are the client's: two seats may well both count 1, 2, 3... (and
+                # the service scopes them to the token that holds the seat).
+                command_id=None if idempotency_key is None else f"seat{seat}:{idempotency_key}",
+                expected_version=data.expected_version,
+                token=token,  # checked where the command is stored, in the same step
+            )
+        outcome = "duplicate" if result.duplicate else "ok"
+    except (Unauthorized, Forbidden) as exc:
+        outcome = exc.code
+        raise
+    except Exception as exc:
+        # Any refusal (a rule, a version conflict, a reused key) may tell something about
+        # the seat: only its holder hears it, or has it counted. A token replaced since it
+        # was verified above learns only that it is bad.
         try:
-            # Verified before the command is decided, not only where it is stored: a forged
-            # token's command decided first told the rules' verdict on the seat's cards by
-            # the metrics' outcome and by its time (a legal card made the bots reply before
-            # the append refused it), card by card the seat's hand (an outside review).
             await ctx.auth.verify(claim, token)
-        except Unauthorized:
-            ctx.metrics.count_command(str(kind), Unauthorized.code)
+        except Unauthorized as refused:
+            outcome = refused.code
             raise
-        command = domain_command(data, seat)
-        outcome = "error"
-        try:
-            with ctx.metrics.store_latency.time():
-                result = await ctx.service.play(
-                    game_id,
-                    command,
-                    # Keys are the client's: two seats may well both count 1, 2, 3... (and
-                    # the service scopes them to the token that holds the seat).
-                    command_id=None if idempotency_key is None else f"seat{seat}:{idempotency_key}",
-                    expected_version=data.expected_version,
-                    token=token,  # checked where the command is stored, in the same step
-                )
-            outcome = "duplicate" if result.duplicate else "ok"
-        except (Unauthorized, Forbidden) as exc:
-            outcome = exc.code
-            raise
-        except Exception as exc:
-            # Any refusal (a rule, a version conflict, a reused key) may tell something about
-            # the seat: only its holder hears it, or has it counted. A token replaced since it
-            # was verified above learns only that it is bad.
-            try:
-                await ctx.auth.verify(claim, token)
-            except Unauthorized as refused:
-                outcome = refused.code
-                raise
-            outcome = getattr(exc, "code", "error")
-            raise
-        finally:
-            ctx.metrics.count_command(str(kind), outcome)
-        if result.duplicate:
-            # What was recorded when the command was first decided: its events and the state
-            # they made, not a later one (the seat may have moved on, or changed hands).
-            count = result.version - result.first_version + 1
-            events = await ctx.service.read_events(game_id, result.first_version - 1, count)
-            stored = [e.data for e in events]
-            state = await ctx.service.state_at(game_id, result.version)
-        else:
-            stored = list(result.stored)
-            state = await ctx.service.state_after(game_id, result.version)
-        viewer = seen_by(state, seat)
-        return CommandAccepted(
-            game_id=game_id,
-            first_version=result.first_version,
-            version=result.version,
-            duplicate=result.duplicate,
-            events=envelopes(result.first_version, stored, viewer),
-            view=view(state, viewer),
-        )
+        outcome = getattr(exc, "code", "error")
+        raise
+    finally:
+        ctx.metrics.count_command(str(kind), outcome)
+    if result.duplicate:
+        # What was recorded when the command was first decided: its events and the state
+        # they made, not a later one (the seat may have moved on, or changed hands).
+        count = result.version - result.first_version + 1
+        events = await ctx.service.read_events(game_id, result.first_version - 1, count)
+        stored = [e.data for e in events]
+        state = await ctx.service.state_at(game_id, result.version)
+    else:
+        stored = list(result.stored)
+        state = await ctx.service.state_after(game_id, result.version)
+    viewer = seen_by(state, seat)
+    return CommandAccepted(
+        game_id=game_id,
+        first_version=result.first_version,
+        version=result.version,
+        duplicate=result.duplicate,
+        events=envelopes(result.first_version, stored, viewer),
+        view=view(state, viewer),
+    )
