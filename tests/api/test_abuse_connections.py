@@ -108,8 +108,38 @@ async def test_a_request_that_trickles_in_is_cut_off(server_1024: ServerProcess)
     elapsed = time.monotonic() - started
     assert all(cut.values()), cut
     assert READ_TIMEOUT_S - 0.5 <= elapsed <= READ_TIMEOUT_S + 3, elapsed
+    # And a client that leaves in the middle of its body.
+    _, leaving = await asyncio.open_connection(host, port)
+    leaving.write(
+        b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 100\r\n\r\n{"
+    )
+    await leaving.drain()
+    await asyncio.sleep(0.2)
+    leaving.close()
     async with httpx.AsyncClient(base_url=server_1024.url, timeout=3.0) as client:
         assert (await client.get("/livez")).status_code == 200
+        # Neither is the server's failure: counted 499 (nginx's "client closed request"),
+        # where each was a 500 in the logs and the error counts (an outside trial).
+        series = await posts_counted(client, 2)
+    assert series == {"499": 2.0}, series
+
+
+async def posts_counted(client: httpx.AsyncClient, expected: int) -> dict[str, float]:
+    """``POST /v1/games`` requests in ``/metrics`` by status, once ``expected`` are counted
+    (a request is counted when the server has seen its connection end)."""
+    counted: dict[str, float] = {}
+    for _ in range(50):
+        counted = {}
+        for line in (await client.get("/metrics")).text.splitlines():
+            labels = line.startswith("litestar_requests_total{") and 'method="POST"' in line
+            if labels and 'path="/v1/games"' in line:
+                status = line.split('status_code="')[1].split('"')[0]
+                counted[status] = float(line.rsplit(" ", 1)[1])
+        if sum(counted.values()) >= expected:
+            break
+        await asyncio.sleep(0.1)
+    return counted
 
 
 async def test_huge_headers_are_refused_with_431(server_1024: ServerProcess) -> None:

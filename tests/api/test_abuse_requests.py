@@ -189,3 +189,30 @@ async def test_two_people_racing_for_one_name_on_two_instances(
         problem_of(next(a for a in answers if a.status_code == 409), 409, "name_taken")
         seats = (await client.get(f"/v1/games/{game_id}")).json()["seats"]
         assert [s["name"] for s in seats].count(name) == 1
+
+
+async def _raw(server: ServerProcess, request: bytes) -> bytes:
+    host, port = server.url.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    try:
+        writer.write(request)
+        await writer.drain()
+        return await asyncio.wait_for(reader.read(), 10)
+    finally:
+        writer.close()
+
+
+@pytest.mark.parametrize("host", [b"a:b", b"a:99999", b"a:", b"x@y:z", b"[::1]:p"])
+async def test_a_host_whose_port_is_no_number_is_a_400(server: ServerProcess, host: bytes) -> None:
+    """No URL can be made of it: every answer naming the request's path was a bare 500 (an
+    outside review: a refused command, with ``Host: a:b``)."""
+    request = b"GET /v1/games/nope HTTP/1.1\r\nHost: " + host + b"\r\nConnection: close\r\n\r\n"
+    head, _, body = (await _raw(server, request)).partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400 "), head
+    assert json.loads(body)["code"] == "invalid_request"
+
+
+async def test_a_host_with_a_port_or_none_is_served(server: ServerProcess) -> None:
+    for host in (b"localhost:8000", b"[::1]:8000", b"[::1]", b"localhost"):
+        request = b"GET /livez HTTP/1.1\r\nHost: " + host + b"\r\nConnection: close\r\n\r\n"
+        assert (await _raw(server, request)).startswith(b"HTTP/1.1 200 "), host

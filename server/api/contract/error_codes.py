@@ -92,7 +92,9 @@ ERROR_CODES: Final[dict[str, ErrorCode]] = {
     "headers_too_large": ErrorCode(431, "request headers over the size limit"),
     "internal": ErrorCode(500, "a bug: never the client's input; logged with the request id"),
     "unavailable": ErrorCode(
-        503, "Redis is unreachable, or the server is shutting down (`/readyz`)"
+        503,
+        "Redis is unreachable, or the server is shutting down (`/readyz`: or its bot workers "
+        "are starting)",
     ),
     "busy": ErrorCode(503, "contention on the game outlasted the retries"),
     "bots_busy": ErrorCode(

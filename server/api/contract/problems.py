@@ -13,6 +13,7 @@ import msgspec
 from litestar import Request, Response
 from litestar.exceptions import (
     HTTPException,
+    InternalServerException,
     MethodNotAllowedException,
     NotFoundException,
     ValidationException,
@@ -178,7 +179,17 @@ def problem_response(
     )
 
 
-def _to_problem(request: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:
+CLIENT_CLOSED_REQUEST = 499
+"""nginx's status for a request its client gave up on: what logs and metrics count when the
+body never came (the client closed the connection, or was too slow and the read deadline
+closed it). Nobody receives it; as a 500 it was counted as the server's failure."""
+_GONE_MIDWAY = "client disconnected prematurely"
+"""What Litestar raises (an ``InternalServerException``) when the connection ends mid-body."""
+
+
+def _to_problem(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    if isinstance(exc, InternalServerException) and exc.detail == _GONE_MIDWAY:
+        return Response(b"", status_code=CLIENT_CLOSED_REQUEST)
     if isinstance(exc, RuleViolation):
         status = HTTP_422_UNPROCESSABLE_ENTITY if exc.code in _UNPROCESSABLE_RULES else 409
         return problem_response(request, status, exc.code, exc.message)

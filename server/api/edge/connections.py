@@ -15,8 +15,9 @@ HTTP protocol here (uvicorn's httptools protocol, subclassed) adds, per worker p
   (429 ``too_many_connections`` for an address, 503 ``busy`` in all, with ``Retry-After``).
 
 These refusals, and the 400 for a request that is not HTTP (uvicorn's own answer was plain
-text), are problems like every other answer, with the security headers of every answer
-(``server.api.edge.layers``): they are written here, before any ASGI layer could add them.
+text; a ``Host`` whose port is no number counts), are problems like every other answer, with
+the security headers of every answer (``server.api.edge.layers``): they are written here,
+before any ASGI layer could add them.
 
 :func:`uvicorn_options` gives uvicorn this protocol and the other settings of the edge: the
 keep-alive timeout, and ``X-Forwarded-For`` believed from the trusted proxies only (the client
@@ -158,6 +159,11 @@ class GuardedProtocol(HttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         self._in_headers = False
+        if not all(has_numeric_port(value) for name, value in self.headers if name == b"host"):
+            # Not HTTP (a port is digits), and no URL can be made of it: every answer that
+            # names the request's path was a bare 500. Raised here, the parser's error is
+            # uvicorn's 400 (``send_400_response`` below).
+            raise ValueError("the Host header's port is not a number")
         super().on_headers_complete()
 
     def on_message_complete(self) -> None:
@@ -210,6 +216,17 @@ _DETAILS = {
     431: f"the request's headers take more than {MAX_HEADER_BYTES} bytes",
     503: "too many open connections; retry shortly",
 }
+
+
+def has_numeric_port(host: bytes) -> bool:
+    """Whether a ``Host`` header's port, if it names one, is a port number (``[::1]:80``,
+    ``example.org:8000``, ``example.org``; not ``a:b``, ``a:99999`` or ``a:``)."""
+    _, bracket, after_address = host.rpartition(b"]")
+    tail = after_address if bracket else host
+    if b":" not in tail:
+        return True
+    port = tail.rpartition(b":")[2]
+    return port.isdigit() and int(port) <= 65_535
 
 
 def _open_file_limit() -> int:
