@@ -87,7 +87,9 @@ def excluded_checks(case: Case) -> list[Any]:
 @pytest.fixture(scope="module")
 def app(redis_url: str) -> Iterator[Litestar]:
     """The app as ``allfours serve`` builds it, rate limit off (the fuzzer is one client)."""
-    application = create_app(Settings(redis_url=redis_url, rate_limit=0, sse_heartbeat_s=0.2))
+    # Bots search in a thread of the app (no worker process to wait for: /readyz is 200 at once).
+    settings = Settings(redis_url=redis_url, rate_limit=0, sse_heartbeat_s=0.2, bot_workers=0)
+    application = create_app(settings)
     yield application
     # Schemathesis started its lifespan (Redis connections) on its own loop: end it now,
     # while the test Redis still runs, rather than at interpreter exit.

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from support import ServerProcess, problem_of, start_server
+from support import ServerProcess, problem_of, spawn_server, start_server
 
 from server.api.routes.health import LIVE_CHECK_EVERY_S, RedisOutage
 from server.redis_server import EmbeddedRedis
@@ -91,3 +91,33 @@ def test_the_outage_clock() -> None:
     assert outage.due() and outage.down_for() == 5 + LIVE_CHECK_EVERY_S
     outage.observe(answered=True)
     assert outage.down_for() == 0
+
+
+async def test_readyz_waits_for_the_bot_workers(
+    redis_url: str, tmp_path: Path, servers: list[ServerProcess]
+) -> None:
+    """A new instance is not ready before its bot worker is up (it logs when): the first
+    table's search bots waited for the worker's start, and its first seat answered in 0.7 s.
+    Until then ``/readyz`` is 503 ``unavailable``, saying why."""
+    server = spawn_server(
+        redis_url, tmp_path / "server", {"ALLFOURS_LOG_LEVEL": "info", "ALLFOURS_BOT_WORKERS": "1"}
+    )
+    servers.append(server)
+    refusals = set()
+    async with httpx.AsyncClient(base_url=server.url, timeout=5.0) as client:
+        for _ in range(600):
+            server.check_alive()
+            try:
+                response = await client.get("/readyz")
+            except httpx.TransportError:  # not listening yet
+                await asyncio.sleep(0.01)
+                continue
+            if response.status_code == 200:
+                break
+            refusals.add(problem_of(response, 503, "unavailable")["detail"])
+            await asyncio.sleep(0.01)
+        else:
+            raise AssertionError(f"never ready:\n{server.log_tail()}")
+    assert "1 bot worker(s) up in" in server.log_path.read_text(), server.log_tail()
+    assert refusals <= {"the bot workers are starting"}, refusals
+    assert await server.stop() == 0, server.log_tail()

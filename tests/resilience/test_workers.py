@@ -4,9 +4,11 @@ never go back); bot workers end with a server killed with SIGKILL."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import signal
+import time
 from pathlib import Path
 
 import httpx
@@ -25,6 +27,19 @@ async def fresh_get(url: str) -> httpx.Response:
         return await client.get(url)
 
 
+async def both_ready(server: ServerProcess, within_s: float = 20.0) -> None:
+    """Until ten ``/readyz`` in a row, on new connections (so on either worker), are 200:
+    each worker is ready once its own bot worker is up."""
+    deadline = time.monotonic() + within_s
+    in_a_row = 0
+    while in_a_row < 10:
+        assert time.monotonic() < deadline, f"not ready:\n{server.log_tail()}"
+        ready = (await fresh_get(f"{server.url}/readyz")).status_code == 200
+        in_a_row = in_a_row + 1 if ready else 0
+        if not ready:
+            await asyncio.sleep(0.05)
+
+
 async def readyz_counted(server: ServerProcess) -> float:
     metrics = await fresh_get(f"{server.url}/metrics")
     assert metrics.status_code == 200
@@ -37,10 +52,12 @@ async def test_a_dead_worker_is_replaced_and_metrics_add_up_over_workers(
     server = await start_server(redis_url, tmp_path, {"ALLFOURS_WORKERS": "2"})
     servers.append(server)
     await eventually(lambda: len(workers_of(server)) == 2, 20, "two workers")
+    await both_ready(server)
+    before = await readyz_counted(server)
     for _ in range(30):
         assert (await fresh_get(f"{server.url}/readyz")).status_code == 200
     for _ in range(6):
-        assert await readyz_counted(server) == 30
+        assert await readyz_counted(server) == before + 30
 
     victim = workers_of(server)[0]
     os.kill(victim, signal.SIGKILL)
@@ -52,10 +69,12 @@ async def test_a_dead_worker_is_replaced_and_metrics_add_up_over_workers(
     )
     replacement = next(pid for pid in workers_of(server) if pid != victim)
     server.check_alive()
-    for _ in range(20):  # the survivor answers meanwhile, then both do
+    await both_ready(server)  # (the replacement once its bot worker is up)
+    before = await readyz_counted(server)
+    for _ in range(20):
         assert (await fresh_get(f"{server.url}/readyz")).status_code == 200
-    for _ in range(6):
-        assert await readyz_counted(server) == 50
+    for _ in range(6):  # the dead worker's counts are kept
+        assert await readyz_counted(server) == before + 20
     assert replacement in workers_of(server)
     assert await server.stop() == 0, server.log_tail()
     assert workers_of(server) == []

@@ -155,6 +155,24 @@ async def test_a_search_asked_for_that_fails_is_refused_not_a_crash() -> None:
         thinker.close()
 
 
+async def test_the_thinker_is_ready_once_its_workers_are_up() -> None:
+    """``warm`` starts the worker process; ``ready`` (what ``/readyz`` asks) is False until
+    it has answered, and True for a thinker with nothing started."""
+    assert Thinker(workers=0).ready
+    thinker = Thinker(workers=1)
+    try:
+        assert thinker.ready  # nothing started: nothing to wait for
+        thinker.warm()
+        assert not thinker.ready  # a spawned process takes a while to start
+        for _ in range(600):
+            if thinker.ready:
+                break
+            await asyncio.sleep(0.05)
+        assert thinker.ready, "the worker never came up"
+    finally:
+        thinker.close()
+
+
 async def test_stopping_ends_the_searches_in_flight_at_once() -> None:
     """At shutdown an analysis in flight ends now (503 ``unavailable``), where it held the
     request, and the server with it, for seconds; decisions go on with the heuristic."""

@@ -1,7 +1,8 @@
 """Probes: ``/livez`` (is this process worth keeping?) and ``/readyz`` (should it get traffic?).
 
-- ``/readyz`` answers 503 while Redis does not answer (each probe pings it) or the instance is
-  shutting down: take it out of the load balancer, it recovers by itself.
+- ``/readyz`` answers 503 while Redis does not answer (each probe pings it), the bot workers
+  are starting (the first table's bots would wait for them) or the instance is shutting down:
+  take it out of the load balancer, it recovers by itself.
 - ``/livez`` answers 200 while the process serves requests, *unless* Redis has been unreachable
   for longer than ``ALLFOURS_REDIS_DOWN_LIMIT_S`` (default 60 s, 0 = never): then 503, so that a
   process manager restarts an instance that is up but useless, rather than trusting it forever.
@@ -116,9 +117,10 @@ class HealthController(Controller):
         "/readyz",
         operation_class=DocumentedOperation,
         operation_id="readyz",
-        summary="Readiness: Redis answers",
+        summary="Readiness: Redis answers and the bot workers are up",
         description="503 ``unavailable`` (problem details, with ``Retry-After``) while Redis "
-        "is unreachable or the instance is shutting down.",
+        "is unreachable, the instance's bot workers are starting (about a second after it "
+        "starts) or the instance is shutting down.",
         responses=problems(503),
     )
     async def readyz(
@@ -127,6 +129,8 @@ class HealthController(Controller):
         detail = None
         if ctx.shutting_down.is_set():
             detail = "the instance is shutting down"
+        elif not ctx.service.thinker.ready:
+            detail = "the bot workers are starting"
         else:
             answered = await _redis_answers(ctx, READY_TIMEOUT_S)
             _outage(request).observe(answered=answered)
