@@ -111,11 +111,11 @@ async def test_a_result_puts_the_winners_score_first(page: Page) -> None:
         "A 3 · B 5",
         "Team B won 14\u2013\u20609",
         "Team B wins the game, 14 to 9.",
-        "Team B won 4\u2013\u20609",  # resigned: the winner may have fewer points
+        "Team B won 4\u2013\u20609, Team A resigned",  # the winner may have fewer points
         "Aborted before a card was played",
         "Closed: nobody came in time",
         "You won 14\u2013\u20609",  # seat 3 is Team B: their score first
-        "You lost 9\u2013\u20604",  # seat 2's team resigned with more points
+        "You lost 9\u2013\u20604, your team resigned",  # seat 2's team, with more points
         "Aborted before a card was played",
         "Team A won 14\u2013\u20602",  # a game the player did not sit at
     ]
@@ -143,6 +143,43 @@ GREYED = """async ([hand, trick, trump, legal]) => {
     hint: root.querySelector('#rule-hint').textContent,
   };
 }"""
+
+
+AFTER_SIX_TRICKS = """
+  const seats = [0, 1, 2, 3].map((seat) => ({ seat, team: seat % 2, name: `P${seat}`, bot: null,
+                                              cards_held: 0, away: false, left: false }));
+  const afterSixTricks = { version: 1, phase: 'playing', viewer: 0, to_act: 1, dealer: 3,
+    hand_number: 1, deal_number: 1, seats, rules: { target: 14, turn_seconds: null },
+    trump: 'D', kicks: ['4D'], scores: [0, 0], trick: [], last_trick: [], tricks_played: 6,
+    game_counts: [40, 12], hand: [], legal_actions: [], winner: null, seed_commitment: 'c',
+    seed: null, deadline: null, seat_actions: [], end_reason: null, rematch: null };
+"""
+"""JavaScript statements for the module tests below: a view of seat 0 after a hand's six
+tricks (``afterSixTricks``), which each changes as it needs."""
+
+
+CORNERS = (
+    """async (phase) => {
+  const { apply, initial } = await import('/static/js/state.js');
+  const { renderTable } = await import('/static/js/table.js');"""
+    + AFTER_SIX_TRICKS
+    + """
+  const view = { ...afterSixTricks, phase, to_act: null, dealer: 0, hand_number: 2 };
+  const root = renderTable(apply(initial('g', 0), { kind: 'view', view }),
+                           { now: () => 0, speed: () => 'normal' });
+  return { kicks: root.querySelectorAll('.felt .kicks .card:not(.empty)').length,
+           trump: root.querySelector('.felt .hand-facts .trump').textContent };
+}"""
+)
+
+
+async def test_between_hands_the_felt_shows_no_kick_or_trump_of_the_last_hand(page: Page) -> None:
+    """After a hand is scored and before the next deal, the view is the next hand's (hand 2,
+    its dealer) with the last hand's kick and trump still in it: the felt shows neither (hand
+    2 beside hand 1's kick and trump read as one hand: an outside trial)."""
+    await page.goto("/")
+    assert await page.evaluate(CORNERS, "dealing") == {"kicks": 0, "trump": "not yet\u2013"}
+    assert await page.evaluate(CORNERS, "begging") == {"kicks": 1, "trump": "\u2666 diamonds"}
 
 
 @pytest.mark.parametrize(
@@ -260,16 +297,13 @@ async def test_the_focus_stays_in_the_hand_after_a_play(page: Page) -> None:
     assert seen == ["card-5S", "card-KD", "card-AH", "hand", "card-9S"]
 
 
-HAND_SUMMARY = """async (events) => {
+HAND_SUMMARY = (
+    """async (events) => {
   const { apply, initial } = await import('/static/js/state.js');
-  const { renderTable } = await import('/static/js/table.js');
-  const seats = [0, 1, 2, 3].map((seat) => ({ seat, team: seat % 2, name: `P${seat}`, bot: null,
-                                              cards_held: 0, away: false, left: false }));
-  const view = { version: 1, phase: 'playing', viewer: 0, to_act: 1, dealer: 3, hand_number: 1,
-    deal_number: 1, seats, rules: { target: 14, turn_seconds: null }, trump: 'D', kicks: ['4D'],
-    scores: [0, 0], trick: [], last_trick: [], tricks_played: 6, game_counts: [40, 12],
-    hand: [], legal_actions: [], winner: null, seed_commitment: 'c', seed: null, deadline: null,
-    seat_actions: [], end_reason: null, rematch: null };
+  const { renderTable } = await import('/static/js/table.js');"""
+    + AFTER_SIX_TRICKS
+    + """
+  const view = afterSixTricks;
   let state = apply(initial('g', 0), { kind: 'view', view });
   events.forEach((event, i) => { state = apply(state, { kind: 'event', version: i + 2, event }); });
   const scored = state.book.hands[state.book.hands.length - 1];
@@ -283,6 +317,7 @@ HAND_SUMMARY = """async (events) => {
            counts: box.querySelector('.counts')?.textContent ?? null,
            score: [...box.querySelectorAll('[data-summary-score]')].map((el) => el.textContent) };
 }"""
+)
 
 
 def _hand_events(awards: list[dict[str, object]], scores: list[int]) -> list[dict[str, object]]:
@@ -355,6 +390,53 @@ async def test_a_game_won_on_a_kick_is_summed_up_by_that_hand(page: Page) -> Non
         "counts": None,
         "score": ["Team A 8", "Team B 14"],
     }
+
+
+SIDE_POINTS = (
+    """async ([events, phase]) => {
+  const { apply, initial } = await import('/static/js/state.js');
+  const { sidePanels } = await import('/static/js/tableside.js');"""
+    + AFTER_SIX_TRICKS
+    + """
+  const view = { ...afterSixTricks, phase, game_counts: [7, 2] };
+  let state = apply(initial('g', 0), { kind: 'view', view });
+  events.forEach((event, i) => { state = apply(state, { kind: 'event', version: i + 2, event }); });
+  const panel = sidePanels(state, view).querySelector('.points');
+  return [...panel.querySelectorAll('h2, h3, li')].map((el) => el.textContent);
+}"""
+)
+
+
+async def test_the_points_panel_names_the_hand_of_each_list(page: Page) -> None:
+    """The points panel heads the count and the kicks of the hand in play with that hand's
+    number, and the last scored hand's awards with its own: between a hand's scoring and the
+    next deal, one hand; after the deal, "Hand 3 so far" over "Hand 2 scored" (under one
+    "This hand", hand 3's count beside hand 2's awards read as one hand's: an outside trial);
+    a game that ended inside hand 3 (on a kick) shows it as over."""
+    await page.goto("/")
+    high = {"kind": "high", "team": 0, "points": 1, "card": "AD", "seat": 0}
+    scored = _hand_events([high], [4, 3])
+    deal = {"type": "Dealt", "at": 0, "dealer": 0, "hands": [None] * 4, "stock": None}
+    next_hand = [
+        {**deal, "hand": 3, "deal": 1},
+        {"type": "Revealed", "at": 0, "card": "JS", "points": 3, "team": 1},
+    ]
+    count = "Count toward GameA 7 · B 2"
+    assert await page.evaluate(SIDE_POINTS, [scored, "playing"]) == [
+        "Hand 2",
+        count,
+        "Hand 2 scored",
+        "Kick (jack of hearts)Team B +3",
+        "Gave oneTeam A +1",
+        "High (ace of diamonds)Team A +1",
+    ]
+    shown = await page.evaluate(SIDE_POINTS, [scored + next_hand, "playing"])
+    assert shown[:3] == ["Hand 3 so far", count, "Kick (jack of spades)Team B +3"], shown
+    assert shown[3] == "Hand 2 scored", shown
+    # A game won on that kick: hand 3 is over, not "so far" (an outside trial).
+    ended = [{"type": "GameEnded", "at": 0, "winner": 1, "scores": [4, 14], "reason": "target"}]
+    shown = await page.evaluate(SIDE_POINTS, [scored + next_hand + ended, "ended"])
+    assert shown[:3] == ["Hand 3", count, "Kick (jack of spades)Team B +3"], shown
 
 
 PACER = """async () => {
@@ -635,3 +717,41 @@ async def test_the_new_tables_seat_menus_show_their_choice_whole(
            })"""
     )
     assert len(room) == 4 and min(room) >= 0, room
+
+
+BETWEEN_TRICKS = """async ([toAct, winner]) => {
+  const { apply, initial } = await import('/static/js/state.js');
+  const { renderTable } = await import('/static/js/table.js');
+  const seats = [0, 1, 2, 3].map((seat) => ({ seat, team: seat % 2, name: `P${seat}`, bot: null,
+                                              cards_held: 3, away: false, left: false }));
+  const played = [[1, 'KH'], [2, 'AH'], [3, '2H'], [0, '5H']];
+  const hand = ['5S', '3D', 'QD'];
+  const view = { version: 30, phase: 'playing', viewer: 0, to_act: toAct, dealer: 3,
+    hand_number: 1, deal_number: 1, seats, rules: { target: 14, turn_seconds: null },
+    trump: 'D', kicks: ['4D'], scores: [0, 0], trick: [],
+    last_trick: played.map(([seat, card]) => ({ seat, card })),
+    tricks_played: 2, game_counts: [0, 0], hand,
+    legal_actions: toAct === 0 ? hand.map((card) => ({ type: 'play', seat: 0, card })) : [],
+    winner: null, seed_commitment: 'c', seed: null, deadline: null, seat_actions: [],
+    end_reason: null, rematch: null };
+  const state = { ...apply(initial('g', 0), { kind: 'view', view }), lastTrickWinner: winner };
+  return renderTable(state, { now: () => 0, speed: () => 'normal' })
+    .querySelector('#status').textContent;
+}"""
+
+
+@pytest.mark.parametrize(
+    ("to_act", "winner", "status"),
+    [
+        (2, 2, "P2 won the trick and leads"),
+        (0, 0, "You won the trick: your lead"),
+        (2, None, "P2 to play"),  # who won is not known (a view without its events)
+    ],
+)
+async def test_between_tricks_the_status_says_who_won_the_last(
+    page: Page, to_act: int, winner: int | None, status: str
+) -> None:
+    """The trick's winner in words, at every size (a note inside the trick was too small to
+    read, and hidden on phones: an outside trial)."""
+    await page.goto("/")
+    assert await page.evaluate(BETWEEN_TRICKS, [to_act, winner]) == status

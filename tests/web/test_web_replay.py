@@ -111,15 +111,21 @@ async def test_the_analysis_shows_each_choice_beside_the_strong_bots(
         "() => { const line = document.querySelector('.analysis');"
         " return line && !line.hasAttribute('aria-busy') && !line.querySelector('button'); }"
     )
-    target = min(by_version)  # the first real choice of the game
-    for _ in range(target):
-        await page.keyboard.press("ArrowRight")
-    await wait_position(page, target)
-    await page.wait_for_selector(f'.analysis[data-version="{target}"]')
-    move = by_version[target]
-    text = await line.text_content() or ""
-    assert f"{round(100 * move['played_win_probability'])}% to win" in text
-    assert ("agrees" in text) == (move["played"] == move["best"])
+    at = 0
+    for target in sorted(by_version):  # every real choice of the game, in order
+        for _ in range(target - at):
+            await page.keyboard.press("ArrowRight")
+        at = target
+        await wait_position(page, target)
+        await page.wait_for_selector(f'.analysis[data-version="{target}"]')
+        move = by_version[target]
+        text = await line.text_content() or ""
+        played, best = move["played_win_probability"], move["best_win_probability"]
+        assert f"{round(100 * played)}% to win" in text
+        assert ("agrees" in text) == (move["played"] == move["best"])
+        # Another choice of the same rounded chance is preferred "by a hair", never for nothing.
+        tied = round(100 * played) == round(100 * best)
+        assert ("by a hair" in text) == (tied and move["played"] != move["best"]), text
 
 
 @pytest.mark.parametrize(("width", "height"), [(1280, 720), (360, 640)])
@@ -141,6 +147,27 @@ async def test_the_replays_table_is_in_view_and_its_proof_a_click_away(
         assert felt["y"] + felt["height"] <= height, felt
     else:  # a phone scrolls, but the table starts on the first screen
         assert felt["y"] < height, felt
+        # With the table at the top of the screen, the steps are on it too, under the table
+        # (they were above it, a screen away: an outside trial stepped by scrolling back).
+        await page.locator(".replay-felt").evaluate("el => el.scrollIntoView({block: 'start'})")
+        felt = await page.locator(".replay-felt").bounding_box()
+        trick = await page.locator(".replay-felt .trick").bounding_box()
+        steps = await page.locator(".replay-steps").bounding_box()
+        step = await page.locator('.stepper [data-key="ArrowRight"]').bounding_box()
+        assert felt and trick and steps and step
+        assert trick["y"] + trick["height"] <= steps["y"] + 1, (trick, steps)
+        if felt["height"] + steps["height"] <= height:  # a run pack's long hands make it taller
+            assert felt["y"] + felt["height"] <= steps["y"] + 1, (felt, steps)
+        assert step["y"] >= 0 and step["y"] + step["height"] <= height, step
+        # The six step buttons on one row (arrows only), on the screen.
+        rows = await page.locator(".stepper button").evaluate_all(
+            "els => els.map((e) => { const r = e.getBoundingClientRect();"
+            " return [Math.round(r.top), r.right]; })"
+        )
+        assert len(rows) == 6 and len({top for top, _ in rows}) == 1, rows
+        assert max(right for _, right in rows) <= width, rows
+        await page.locator('.stepper [data-key="ArrowRight"]').click()
+        await wait_position(page, 11)
     seed = page.locator("[data-seed]")
     assert not await seed.is_visible()
     await page.locator(".verify summary").click()

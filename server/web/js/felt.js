@@ -61,7 +61,14 @@ export function handFacts(handNumber, trumpLetter, clockSeconds = null) {
     h("dt", { class: "hand-no" }, "Hand"),
     h("dd", { class: "hand-no" }, String(handNumber || "–")),
     h("dt", {}, "Trump"),
-    h("dd", { class: trump ? `trump ${trump.red ? "red" : "black"}` : "trump" }, trump ? [trump.symbol, h("span", { class: "trump-name" }, ` ${suitName(trumpLetter)}`)] : "not yet"),
+    h(
+      "dd",
+      { class: trump ? `trump ${trump.red ? "red" : "black"}` : "trump" },
+      trump
+        ? [trump.symbol, h("span", { class: "trump-name" }, ` ${suitName(trumpLetter)}`)]
+        : // A phone shows a dash in the space a suit takes: the words pushed the box over the top seat.
+          [h("span", { class: "unset-word" }, "not yet"), h("span", { class: "unset-mark", "aria-hidden": "true" }, "–")],
+    ),
     clockSeconds ? [h("dt", {}, "Clock"), h("dd", {}, `${clockSeconds} s`)] : null,
   );
 }

@@ -27,7 +27,7 @@ export function sentence(text) {
 /** A finished game in a list: who won, or why nobody did (a table aborted before its first
  * card, or closed because nobody came): "A 0 · B 0" told neither. */
 export function finishLine(game) {
-  if (game.winner !== null) return resultLine(game.scores, game.winner);
+  if (game.winner !== null) return `${resultLine(game.scores, game.winner)}${resignation(game, TEAM_NAMES[1 - game.winner])}`;
   if (game.end_reason === "aborted") return "Aborted before a card was played";
   if (game.end_reason === "expired") return "Closed: nobody came in time";
   if (game.end_reason === "idle") return "Closed: nobody played for a long while";
@@ -39,7 +39,14 @@ export function finishLine(game) {
 export function yourFinishLine(game, seat) {
   if (seat === null || game.winner === null) return finishLine(game);
   const team = seat % 2;
-  return `${game.winner === team ? "You won" : "You lost"} ${scoreLine(game.scores, team)}`;
+  const resigned = resignation(game, game.winner === team ? "they" : "your team");
+  return `${game.winner === team ? "You won" : "You lost"} ${scoreLine(game.scores, team)}${resigned}`;
+}
+
+/** Why a game that ended before its target has a winner with fewer points (", Team A
+ * resigned"): "Team B won 0–0" alone read as a game won by nothing. */
+function resignation(game, who) {
+  return game.end_reason === "resigned" ? `, ${who} resigned` : "";
 }
 
 export function awardName(kind) {

@@ -96,9 +96,13 @@ export function renderReplay(model, handlers) {
       h(
         "div",
         { class: "table-main" },
-        stepper(model, handlers),
-        h("p", { class: "now", "aria-live": "polite", id: "replay-now" }, current || "The start: press → to step through the game."),
-        analysisLine(model, handlers, table),
+        h(
+          "div",
+          { class: "replay-steps" },
+          stepper(model, handlers),
+          h("p", { class: "now", "aria-live": "polite", id: "replay-now" }, current || "The start: press → to step through the game."),
+          analysisLine(model, handlers, table),
+        ),
         felt(table),
       ),
       h("aside", { class: "side", "aria-label": "Scores and awards" }, scores(table), awards(bookOf(events.slice(0, position)))),
@@ -127,8 +131,16 @@ function analysisLine(model, handlers, table) {
     "p",
     { class: `analysis${same ? " agrees" : ""}`, "data-version": move.version, "data-played": move.played_win_probability, "data-best": move.best_win_probability },
     `${who} chose ${actionText(move.played)} (${pct(move.played_win_probability)} to win). `,
-    same ? "The strong bot agrees." : `The strong bot prefers ${actionText(move.best)} (${pct(move.best_win_probability)}).`,
+    same ? "The strong bot agrees." : preference(move),
   );
+}
+
+/** The strong bot's other choice; "by a hair" where both round to the same chance ("prefers
+ * the ace of hearts (58%)" after "58% to win" read as a preference for nothing). */
+function preference(move) {
+  const best = pct(move.best_win_probability);
+  const hair = best === pct(move.played_win_probability);
+  return `The strong bot prefers ${actionText(move.best)}${hair ? ", by a hair" : ""} (${hair ? "also " : ""}${best}).`;
 }
 
 function verification(check) {
@@ -165,20 +177,27 @@ function verification(check) {
 
 function stepper(model, handlers) {
   const { position, events } = model;
-  const button = (label, text, target, key) =>
-    h("button", { type: "button", class: "small", "aria-label": label, "data-key": key, "aria-keyshortcuts": key, disabled: target === position || target === null, onclick: () => handlers.go(target) }, text);
+  // The arrows and the word apart: a phone shows the arrows only, so the six keep to one row.
+  const button = (label, [before, word, after], target, key) =>
+    h(
+      "button",
+      { type: "button", class: "small", "aria-label": label, "data-key": key, "aria-keyshortcuts": key, disabled: target === position || target === null, onclick: () => handlers.go(target) },
+      before,
+      h("span", { class: "step-word" }, word),
+      after,
+    );
   const stops = model.stops;
   const prevHand = [...stops].reverse().find((s) => s < position) ?? null;
   const nextHand = stops.find((s) => s > position) ?? null;
   return h(
     "div",
     { class: "stepper", role: "toolbar", "aria-label": "Step through the game" },
-    button("Start", "|◀ Start", 0, "Home"),
-    button("Back one hand", "◀◀ Hand", prevHand, "PageUp"),
-    button("Back one event", "◀ Back", Math.max(0, position - 1), "ArrowLeft"),
-    button("Forward one event", "Next ▶", Math.min(events.length, position + 1), "ArrowRight"),
-    button("Forward one hand", "Hand ▶▶", nextHand, "PageDown"),
-    button("End", "End ▶|", events.length, "End"),
+    button("Start", ["|◀", " Start", ""], 0, "Home"),
+    button("Back one hand", ["◀◀", " Hand", ""], prevHand, "PageUp"),
+    button("Back one event", ["◀", " Back", ""], Math.max(0, position - 1), "ArrowLeft"),
+    button("Forward one event", ["", "Next ", "▶"], Math.min(events.length, position + 1), "ArrowRight"),
+    button("Forward one hand", ["", "Hand ", "▶▶"], nextHand, "PageDown"),
+    button("End", ["", "End ", "▶|"], events.length, "End"),
     h("span", { class: "position" }, `Event ${position} of ${events.length}`),
   );
 }

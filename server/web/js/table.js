@@ -112,7 +112,13 @@ function tableBar(state, view, handlers) {
     h(
       "div",
       { class: "tools" },
-      h("button", { type: "button", class: "small", "data-key": "score-sheet", onclick: () => handlers.showSheet() }, "Score sheet"),
+      // The narrowest phones show "Score" (the title keeps its room); the button's name stays whole.
+      h(
+        "button",
+        { type: "button", class: "small", "data-key": "score-sheet", "aria-label": "Score sheet", onclick: () => handlers.showSheet() },
+        "Score",
+        h("span", { class: "sheet-word" }, " sheet"),
+      ),
       h(
         "label",
         { class: "speed" },
@@ -172,24 +178,29 @@ function felt(state, view, handlers) {
   const now = handlers.now();
   const seats = [0, 1, 2, 3].map((k) => seatPlate(state, view, (me + k) % 4, POSITIONS[k], handlers));
   const summary = state.summary === null ? null : state.book.hands.find((hand) => hand.number === state.summary);
+  // Between a hand's scoring and the next deal the view is the next hand's (its number, its
+  // dealer) but still holds the last hand's kicks and trump: the felt shows the next hand's,
+  // none yet (hand 2 beside hand 1's kick and trump read as one hand: an outside trial).
+  const between = view.phase === "dealing";
   return h(
     "div",
     { class: `felt${view.paused ? " paused" : ""}`, role: "group", "aria-label": "The table" },
     seats,
-    kicksCorner(view.kicks),
-    handFacts(view.hand_number, view.trump, view.rules.turn_seconds),
+    kicksCorner(between ? [] : view.kicks),
+    handFacts(view.hand_number, between ? null : view.trump, view.rules.turn_seconds),
     h(
       "div",
       { class: "centre" },
-      h("div", { class: "status", id: "status" }, statusLine(state, view)),
+      h("div", { class: "status", id: "status" }, feltStatus(state, view)),
       centreTrick(state, view, me, now),
     ),
     summary ? handSummary(summary, view.rules.target, handlers.dismissSummary) : null,
   );
 }
 
-/** The trick in play; before its first card, the last trick stays on the cloth (dimmed, with
- * who won it), and while a won trick is on show it stays whole and then sweeps to its winner. */
+/** The trick in play; before its first card, the last trick stays on the cloth (dimmed; the
+ * status says who won it), and while a won trick is on show it stays whole and then sweeps to
+ * its winner. */
 function centreTrick(state, view, me, now) {
   const names = namesOf(view);
   const previous = view.trick.length === 0 && view.last_trick.length > 0;
@@ -198,10 +209,17 @@ function centreTrick(state, view, me, now) {
   if (!previous) return h("div", { class: "trick-area" }, cross);
   if (!sweeping) cross.classList.add("previous");
   cross.setAttribute("aria-label", `Last trick: ${cross.getAttribute("aria-label").replace(/^Trick: /, "")}`);
-  const winner = state.lastTrickWinner;
-  // Who won it, in the middle of the cross (the place no card takes).
-  cross.append(h("p", { class: "trick-note" }, winner === null ? "Last trick" : `${seatLabel(names, winner, view.viewer)} won it`));
   return h("div", { class: "trick-area" }, cross);
+}
+
+/** The felt's status: between two tricks, who won the last one (on show, dimmed) and leads.
+ * A note in the middle of the trick said so where no card lies: too small to read between
+ * the cards, and no room for it at all on a phone (an outside trial). */
+function feltStatus(state, view) {
+  const winner = state.lastTrickWinner;
+  const between = view.phase === "playing" && !view.paused && view.trick.length === 0 && view.last_trick.length > 0;
+  if (!between || winner === null || winner !== view.to_act) return statusLine(state, view);
+  return winner === view.viewer ? "You won the trick: your lead" : `${seatLabel(namesOf(view), winner, view.viewer)} won the trick and leads`;
 }
 
 function seatPlate(state, view, seat, position, handlers) {
@@ -338,7 +356,8 @@ function controls(state, view, actions, handlers) {
       ),
     ),
     prompt ? hintButton(state, view, handlers) : null,
-    prompt && view.deadline ? h("span", { class: "clock" }, "Time left ", countdown(view.deadline, handlers.now())) : null,
+    // On a phone the clock shows its time only, so the dock keeps one row on the person's turn.
+    prompt && view.deadline ? h("span", { class: "clock" }, h("span", { class: "clock-words" }, "Time left "), countdown(view.deadline, handlers.now())) : null,
     (view.seat_actions || [])
       .filter((action) => action.type === "come_back")
       .map((action) =>

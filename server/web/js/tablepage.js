@@ -9,7 +9,7 @@ import { confirmAction, openDialog } from "./dialog.js";
 import { adoptName, withKey } from "./identity.js";
 import { copyText, inviteLink } from "./invite.js";
 import { notFoundPage } from "./notfound.js";
-import { SPEEDS, createPacer } from "./pace.js";
+import { SPEEDS, STEP_MS, createPacer } from "./pace.js";
 import { apply, freshLines, initial, isBusy } from "./state.js";
 import { scoreSheet } from "./summary.js";
 import { clockText, orderedActions, renderTable } from "./table.js";
@@ -18,8 +18,12 @@ import { chosenSpeed, creatorOf, forgetSeat, inviteOf, keepInvite, keepSeat, kee
 const SNAPSHOT_WAIT_MS = 150;
 const SEAT_LOST = "Your seat is played from another device now (its token was replaced there), or someone took it over: this tab only watches.";
 
-/** A hand's summary stays this long unless dismissed (the game goes on beneath it). */
-const SUMMARY_MS = 6000;
+/** A hand's summary stays this long at the normal pace unless dismissed: as long as the pace
+ * holds the game for it after a scored hand, so it closes as the next deal comes (a second
+ * longer, it covered a bid that came first: an outside trial). A faster or slower pace takes
+ * it in proportion (at the fast pace 6 s hid the next hand's first trick); where steps are
+ * instant, as long as at the normal pace, to be read, unless the person is to act. */
+const SUMMARY_MS = STEP_MS.HandScored;
 const REDUCED_MOTION = window.matchMedia("(prefers-reduced-motion: reduce)");
 
 const CONNECTION_TEXT = {
@@ -73,7 +77,7 @@ export function mountTable(root, gameId, { navigate, askName }) {
       dispatch({ kind: "motion", motion: null });
       dispatch({ kind: "pacing", busy: false });
     },
-    factor: () => (REDUCED_MOTION.matches || document.hidden ? 0 : SPEEDS[speed]),
+    factor: paceFactor,
     clockLeft: (view) => (view.viewer !== null && view.to_act === view.viewer && view.deadline ? view.deadline - Date.now() : null),
     timers: { set: (fn, ms) => setTimeout(fn, ms), clear: (id) => clearTimeout(id) },
   });
@@ -95,12 +99,24 @@ export function mountTable(root, gameId, { navigate, askName }) {
       if (last.points.length) openSummary(last.number);
       else closeSummary();
     }
+    // Paced, the summary closes as the next hand is dealt: the pace holds the game for it, but
+    // less when steps are waiting (it stayed over a bid that came first: an outside trial).
+    if (state.summary !== null && paceFactor() > 0 && event?.type === "Dealt") closeSummary();
+    // At once (the instant pace, reduced motion, a hidden tab) nothing waits for the summary:
+    // it gives way when the person is to act in a later hand, whose trick it covered (an
+    // outside trial). That hand's points stay in the side panel and the score sheet.
+    if (state.summary !== null && paceFactor() === 0 && isMyTurn() && last && last.number !== state.summary) closeSummary();
   }
 
   function openSummary(number) {
     clearTimeout(summaryTimer);
     dispatch({ kind: "summary", hand: number });
-    summaryTimer = setTimeout(() => !unmounted && dispatch({ kind: "summary", hand: null }), SUMMARY_MS);
+    summaryTimer = setTimeout(() => !unmounted && dispatch({ kind: "summary", hand: null }), SUMMARY_MS * (paceFactor() || 1));
+  }
+
+  /** The pace's factor now: 0 (every step at once) with reduced motion or a hidden tab. */
+  function paceFactor() {
+    return REDUCED_MOTION.matches || document.hidden ? 0 : SPEEDS[speed];
   }
 
   function closeSummary() {

@@ -71,15 +71,18 @@ function lastTrick(state, view, names) {
 }
 
 /** The count toward Game and the points of the hand in progress (kicks, giving one), then the
- * last scored hand's in award order. */
+ * last scored hand's in award order. Each headed by its hand's number: under "This hand",
+ * hand 3's count beside "Hand 2 scored" read as one hand's (an outside trial). */
 function handPoints(state, view) {
   const hands = state.book.hands;
   const current = hands.length && !hands[hands.length - 1].scored ? hands[hands.length - 1] : null;
   const last = [...hands].reverse().find((hand) => hand.scored);
+  // Between a hand's scoring and the next deal, the count is still the scored hand's.
+  const counted = current ?? last;
   return h(
     "section",
     { class: "panel points" },
-    h("h2", {}, "This hand"),
+    h("h2", {}, counted ? `Hand ${counted.number}${current && view.phase !== "ended" ? " so far" : ""}` : "This hand"),
     h(
       "ul",
       { class: "awards" },
