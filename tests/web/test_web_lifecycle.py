@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import random
 import re
+from typing import Any
 
 import httpx
 import pytest
-from playwright.async_api import Browser, Page
+from playwright.async_api import Browser, Page, expect
 from support import ServerProcess, take_seat, view_of
-from webplay import INSTANT_PACE, play_to_end, seat_action, wait_for_table
+from webplay import INSTANT_PACE, play_to_end, seat_action, table_state, wait_for_table
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
@@ -19,7 +20,7 @@ VIEWER = "v => document.querySelector('.table-page')?.dataset.viewer === v"
 
 
 async def test_a_clocked_table_from_the_form_then_a_rematch_in_the_same_seat(
-    page: Page, api: httpx.AsyncClient
+    page: Page, browser: Browser, web_server: ServerProcess, api: httpx.AsyncClient
 ) -> None:
     await page.goto("/")
     await page.fill("#player-name", "Ann")
@@ -41,15 +42,41 @@ async def test_a_clocked_table_from_the_form_then_a_rematch_in_the_same_seat(
     assert re.fullmatch(r"[01]:\d\d", await countdown.text_content() or "")
 
     await play_to_end(page, random.Random(8))
+    old_device = await page.context.storage_state()  # the old seat only: a second device's
     await page.get_by_role("button", name="Rematch").click()
     await page.wait_for_url(re.compile(r".*/table/(?!" + re.escape(game_id) + r"$)[\w-]+$"))
     rematch_id = page.url.rsplit("/", 1)[1]
-    assert (await wait_for_table(page))["viewer"] == "0"
+    assert (await the_new_table(page))["viewer"] == "0"
     assert (await view_of(api, game_id))["rematch"] == rematch_id
     new_view = await view_of(api, rematch_id)
     assert new_view["seats"][0]["name"] == "Ann"
     assert new_view["rules"]["target"] == 5
     assert "Seat 1 · Team A" in (await page.text_content(".who") or "")
+
+    # Back at the old table, this browser holds the rematch's seat already: the button opens
+    # it (a second claim was refused, and nothing said so: an outside trial).
+    await page.goto(f"/table/{game_id}")
+    await page.get_by_role("button", name="Join the rematch").click()
+    await page.wait_for_url(f"**/table/{rematch_id}")
+    assert (await the_new_table(page))["viewer"] == "0"
+    # A device that holds the old seat only is refused the seat its person holds, and says so.
+    device = await browser.new_context(base_url=web_server.url, storage_state=old_device)
+    other = await device.new_page()
+    await other.goto(f"/table/{game_id}")
+    await other.get_by_role("button", name="Join the rematch").click()
+    await expect(other.locator(".lifecycle #problem")).to_contain_text("seat")
+    assert other.url.endswith(f"/table/{game_id}")
+    await device.close()
+
+
+async def the_new_table(page: Page) -> dict[str, Any]:
+    """The table state once the page shows the new game, not the ended one it came from (the
+    address changes first, and the old table stays on the page until the new one is read)."""
+    await page.wait_for_function(
+        "() => { const t = document.querySelector('.table-page');"
+        " return t && t.dataset.phase !== 'ended'; }"
+    )
+    return await table_state(page)
 
 
 async def ann_and_ben(page: Page, api: httpx.AsyncClient) -> str:

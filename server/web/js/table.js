@@ -530,6 +530,8 @@ function lifecycle(state, view, handlers) {
     // The focus moves here when the game ends (data-focus-next): the result is read first.
     h("p", { class: "result", role: "status", tabindex: "-1", "data-key": "result", "data-focus-next": true }, endText(view)),
     botNote(state, view),
+    // A refused rematch says why here: the dock and its line for refusals are gone.
+    h("p", { class: "error", role: "alert", id: "problem" }, state.error || ""),
     h("div", { class: "buttons" }, buttons),
   );
 }

@@ -365,9 +365,11 @@ export function mountTable(root, gameId, { navigate, askName }) {
         const made = await api.requestRematch(gameId, held.token);
         next = made.game_id;
         if (made.invite) keepInvite(next, made.invite);
-        const name = playerName() || state.view.seats[held.seat].name || "Player";
-        const grant = await api.takeSeat(next, held.seat, name, held.token);
-        keepSeat(next, grant.seat, grant.token);
+        if (!seatOf(next)) { // (a second tab of this browser may have claimed it already)
+          const name = playerName() || state.view.seats[held.seat].name || "Player";
+          const grant = await api.takeSeat(next, held.seat, name, held.token);
+          keepSeat(next, grant.seat, grant.token);
+        }
       }
       navigate(`/table/${encodeURIComponent(next)}`);
     } catch (error) {
