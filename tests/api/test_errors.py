@@ -243,6 +243,9 @@ async def test_invalid_requests(client: httpx.AsyncClient) -> None:
         ("POST", "/v1/games", b'{"bots": [null, null, null]}'),
         ("POST", "/v1/games", b'{"bots": ["random", "smart", null, null]}'),
         ("POST", f"/v1/games/{game}/seats/7", b'{"name": "ann"}'),
+        # (a seat outside 0..3 never reaches the engine, whose refusal is invalid_seat)
+        ("POST", f"/v1/games/{game}/seats/4/commands", b'{"type": "stand"}'),
+        ("POST", f"/v1/games/{game}/seats/-1/commands", b'{"type": "stand"}'),
         ("POST", f"/v1/games/{game}/seats/1", b'{"name": ""}'),
         ("GET", f"/v1/games/{game}/events?limit=0", b""),
         ("GET", f"/v1/games/{game}/events?after=-1", b""),

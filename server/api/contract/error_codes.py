@@ -84,7 +84,11 @@ ERROR_CODES: Final[dict[str, ErrorCode]] = {
     "unsupported_media_type": ErrorCode(415, "a body not sent as `application/json`"),
     "unknown_card": ErrorCode(422, "not a card code"),
     "invalid_deck": ErrorCode(422, "a deck that is not the 52 cards once each"),
-    "invalid_seat": ErrorCode(422, "a seat number outside 0..3"),
+    "invalid_seat": ErrorCode(
+        422,
+        "a seat number outside 0..3 given to the engine (over HTTP the path refuses it first: "
+        "400 `invalid_request`)",
+    ),
     "rate_limited": ErrorCode(429, "too many requests from this address or player"),
     "quota_exceeded": ErrorCode(429, "too many tables or player identities this hour"),
     "too_many_streams": ErrorCode(429, "too many open streams from this address"),
