@@ -33,6 +33,13 @@ async def test_hints_rank_every_legal_action_for_the_seat_to_act(
     problem_of(await client.get(path, headers=bearer(other)), 403, "forbidden")
     problem_of(await client.get(path, headers=bearer(token[:-4] + "AAAA")), 401, "unauthorized")
     problem_of(await client.get(path), 401, "unauthorized")
+    # The query's token, as the spec lists it: the seat's hints (a search of its own: the
+    # chances differ), and a forged one told nothing.
+    again = (await client.get(path, params={"token": token})).json()
+    assert (again["version"], again["seat"]) == (body["version"], 0)
+    assert sorted(str(hint["action"]) for hint in again["hints"]) == sorted(map(str, actions))
+    forged = {"token": token[:-4] + "AAAA"}
+    problem_of(await client.get(path, params=forged), 401, "unauthorized")
 
 
 async def test_no_hints_while_the_seat_is_not_to_act(client: httpx.AsyncClient) -> None:

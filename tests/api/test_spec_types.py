@@ -247,3 +247,18 @@ def test_what_a_response_may_leave_out_is_exactly_what_the_readme_says() -> None
     }
     problem = {("Problem", f) for f in ("detail", "instance", "current_version", "retry_after")}
     assert optional == problem | {("Rules", "turn_seconds")}
+
+
+def test_every_read_that_takes_a_seat_token_lists_its_query_parameter() -> None:
+    """A GET authenticated by a seat token takes it as ``?token=`` too (browsers' EventSource
+    sends no header): the spec says so wherever the server does (hints did not say)."""
+    reads = [
+        (path, operation)
+        for path, methods in SPEC["paths"].items()
+        if (operation := methods.get("get"))
+        and any("seatToken" in requirement for requirement in operation.get("security", []))
+    ]
+    assert len(reads) >= 4, reads
+    for path, operation in reads:
+        query = {p["name"] for p in operation.get("parameters", []) if p["in"] == "query"}
+        assert "token" in query, path

@@ -14,7 +14,7 @@ from server.api.auth import token_of
 from server.api.context import AppContext
 from server.api.contract.models import HintList
 from server.api.contract.openapi import DocumentedOperation, problems
-from server.api.routes.params import SEAT_REQUIRED, GameId, SeatPath
+from server.api.routes.params import SEAT_REQUIRED, GameId, SeatPath, SeatToken
 from server.api.routes.viewing import seen_by
 
 __all__ = ["HintsController"]
@@ -55,11 +55,12 @@ class HintsController(Controller):
         game_id: GameId,
         seat: SeatPath,
         ctx: NamedDependency[AppContext],
+        token: SeatToken = None,
     ) -> HintList:
-        token = token_of(request)
-        claim = await ctx.auth.claim_seat(game_id, seat, token)
-        assert token is not None
-        await ctx.auth.verify(claim, token)  # before the game is even looked at
+        credential = token_of(request)  # the header's, else the query's ``token``
+        claim = await ctx.auth.claim_seat(game_id, seat, credential)
+        assert credential is not None
+        await ctx.auth.verify(claim, credential)  # before the game is even looked at
         state = await ctx.service.state(game_id)
         if state.rated:
             raise RuleViolation("rated_table", "a rated game is played without hints")
