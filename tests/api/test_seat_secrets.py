@@ -102,6 +102,26 @@ async def test_a_seat_token_of_the_table_itself_is_no_claim_to_a_seat(
     assert (await view_of(client, game))["version"] == before  # neither changed anything
 
 
+async def test_a_token_whose_seat_was_left_before_the_start_is_told_so(
+    client: httpx.AsyncClient,
+) -> None:
+    """Taking a seat with the token of one left before the start (the seat empty since) was
+    told "this token holds a seat of this table already" (an outside trial): it was left."""
+    game = (await create_game(client, [None, None, "random", "random"], turn_seconds=None))[
+        "game_id"
+    ]
+    ann = await take_seat(client, game, 0, "Ann")
+    await seat_command(client, game, 0, "leave", ann)
+    before = (await view_of(client, game))["version"]
+    again = await client.post(
+        f"/v1/games/{game}/seats/0", json={"name": "Ann"}, headers=bearer(ann)
+    )
+    assert problem_of(again, 403, "forbidden")["detail"] == (
+        "this token's seat was left: take a seat without it"
+    )
+    assert (await view_of(client, game))["version"] == before
+
+
 async def test_a_forged_token_for_another_seat_is_told_only_that_it_is_forged(
     client: httpx.AsyncClient,
 ) -> None:

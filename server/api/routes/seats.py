@@ -122,6 +122,9 @@ class SeatsController(Controller):
             # A token of this very table (one whose seat was since taken over, as often as
             # not): a dead one hears the 401 it gets everywhere, a live one what it is.
             await ctx.auth.verify(claim, old)
+            if (await ctx.service.state(game_id)).players[claim.seat] is None:
+                # Left before the start, and nobody sat there since: the token outlives it.
+                raise Forbidden("this token's seat was left: take a seat without it")
             raise Forbidden(
                 "this token holds a seat of this table already: take another without it"
             )
