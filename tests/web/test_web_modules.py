@@ -55,6 +55,28 @@ async def test_the_state_fold(page: Page) -> None:
     }
 
 
+async def test_a_six_and_a_nine_are_underlined_in_both_corners(page: Page) -> None:
+    """Upside down (the far corner is turned) a 9 read as a 6, a kick that scores (an outside
+    trial): the two are underlined, as printed decks have them, and no other rank is."""
+    await page.goto("/")
+    lines = await page.evaluate(
+        """async () => {
+          const { cardFace } = await import('/static/js/cardview.js');
+          const shown = {};
+          for (const code of ['6H', '9S', '8D', 'TC', 'AS']) {
+            const card = document.body.appendChild(cardFace(code));
+            shown[code] = [...card.querySelectorAll('.corner b')].map(
+              (b) => getComputedStyle(b).textDecorationLine);
+            card.remove();
+          }
+          return shown;
+        }"""
+    )
+    turned = ["underline", "underline"]
+    assert lines == {"6H": turned, "9S": turned, "8D": ["none"] * 2, "TC": ["none"] * 2,
+                     "AS": ["none"] * 2}  # fmt: skip
+
+
 async def test_card_names_and_the_deck_derivation_match_the_server(page: Page) -> None:
     await page.goto("/")
     seed = "5e" * 32

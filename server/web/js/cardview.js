@@ -4,12 +4,21 @@
 import { h } from "./dom.js";
 import { cardName, rankLabel, suitOf } from "./cards.js";
 
+// A 6 and a 9 read as each other upside down (the far corner is turned, and a turned-up 6
+// scores where a 9 does not): underlined, as many printed decks have them.
+const TURNABLE = new Set(["6", "9"]);
+
+function rank(code) {
+  const label = rankLabel(code);
+  return h("b", { class: TURNABLE.has(label) ? "turnable" : null }, label);
+}
+
 function face(code) {
   const suit = suitOf(code);
   return [
-    h("span", { class: "corner", "aria-hidden": "true" }, h("b", {}, rankLabel(code)), suit.symbol),
+    h("span", { class: "corner", "aria-hidden": "true" }, rank(code), suit.symbol),
     h("span", { class: "pip", "aria-hidden": "true" }, suit.symbol),
-    h("span", { class: "corner corner-end", "aria-hidden": "true" }, h("b", {}, rankLabel(code)), suit.symbol),
+    h("span", { class: "corner corner-end", "aria-hidden": "true" }, rank(code), suit.symbol),
   ];
 }
 
