@@ -28,7 +28,12 @@ from server.api.edge.cors import cors_config
 from server.api.edge.layers import wrap_edges
 from server.api.edge.metrics import Metrics, metrics_endpoint, request_metrics
 from server.api.edge.rate_limit import RateLimiter
-from server.api.edge.request_guard import check_content_type, check_new_table, is_creation
+from server.api.edge.request_guard import (
+    check_content_type,
+    check_new_table,
+    check_seat_number,
+    is_creation,
+)
 from server.api.edge.stream_cap import limit_streams
 from server.api.routes.analysis import AnalysisController
 from server.api.routes.command_lane import command_lane
@@ -230,6 +235,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     async def before_request(request: Request[Any, Any, Any]) -> None:
         ctx = _context(request.app.state)
         check_content_type(request)
+        check_seat_number(request)
         await ctx.limiter.check(request)
         await check_body_strictly(request)
         if is_creation(request):

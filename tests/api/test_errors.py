@@ -246,6 +246,13 @@ async def test_invalid_requests(client: httpx.AsyncClient) -> None:
         # (a seat outside 0..3 never reaches the engine, whose refusal is invalid_seat)
         ("POST", f"/v1/games/{game}/seats/4/commands", b'{"type": "stand"}'),
         ("POST", f"/v1/games/{game}/seats/-1/commands", b'{"type": "stand"}'),
+        # Seat 0 written otherwise: one seat, one URL (int() read them all as 0).
+        ("POST", f"/v1/games/{game}/seats/+0/commands", b'{"type": "stand"}'),
+        ("POST", f"/v1/games/{game}/seats/00/commands", b'{"type": "stand"}'),
+        ("POST", f"/v1/games/{game}/seats/%200/commands", b'{"type": "stand"}'),
+        ("POST", f"/v1/games/{game}/seats/%D9%A0/commands", b'{"type": "stand"}'),
+        ("POST", f"/v1/games/{game}/seats/%EF%BC%90", b'{"name": "ann"}'),
+        ("GET", f"/v1/games/{game}/seats/+0/hints", b""),
         ("POST", f"/v1/games/{game}/seats/1", b'{"name": ""}'),
         ("GET", f"/v1/games/{game}/events?limit=0", b""),
         ("GET", f"/v1/games/{game}/events?after=-1", b""),

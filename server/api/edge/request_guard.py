@@ -5,6 +5,7 @@
   read as JSON all the same.
 - A game of four bots is played out, whole, by the request that creates it: its ``target``
   is capped (``ALLFOURS_MAX_BOT_TARGET``) so that one request cannot write an unbounded log.
+- A seat in the path is a plain number (the route's ``int`` would read ``+1`` or ``01`` too).
 - A turn clock has a floor (``ALLFOURS_MIN_TURN_SECONDS``, default 10): a one-second clock
   marks a person away before they can read their cards, a trap for whoever sits down.
 
@@ -14,7 +15,8 @@ The hourly quota of new tables per address is counted by the creation itself
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, Final
 
 import msgspec
 from litestar import Request
@@ -44,6 +46,21 @@ class ClockTooShort(ServiceError):
     """A new table asked for a turn clock below the configured floor."""
 
     code = "clock_too_short"
+
+
+_SEAT_IN_PATH: Final = re.compile(r"/seats/([^/]*)")
+_SEAT_NUMBER: Final = re.compile(r"0|[1-9][0-9]*", re.ASCII)
+
+
+def check_seat_number(request: Request[Any, Any, Any]) -> None:
+    """400 for a path's seat not written as a plain number: the route's ``int`` reads ``+1``,
+    `` 1``, ``01`` and other scripts' digits (Arabic-Indic, full-width) as seat 1, so one seat
+    had many URLs. (A plain number outside 0..3 is the route's own 400.)"""
+    found = _SEAT_IN_PATH.search(request.scope["path"])
+    if found is not None and _SEAT_NUMBER.fullmatch(found.group(1)) is None:
+        raise HTTPException(
+            status_code=400, detail="the seat in the path is a number 0..3 in ASCII digits"
+        )
 
 
 def check_content_type(request: Request[Any, Any, Any]) -> None:
