@@ -106,7 +106,7 @@ def sampled_worlds(sight: BotView, rng: random.Random, budget: Budget) -> list[t
         hands = deals[index]
         stock = list(C.cards_in(hands[4]))
         rng.shuffle(stock)
-        worlds.append((world_state(sight, hands, stock), times))
+        worlds.append((world_state(sight, knowledge, hands, stock), times))
     return worlds
 
 

@@ -171,13 +171,12 @@ def _fits(waiting: list[int], room: list[int]) -> bool:
     return True
 
 
-def world_state(sight: BotView, hands: list[int], stock: list[int]) -> State:
+def world_state(sight: BotView, knowledge: Knowledge, hands: list[int], stock: list[int]) -> State:
     """The state of the game if the seats held ``hands`` now and the rest of the pack came
-    off in the order ``stock``: the seat's view with the hidden cards filled in."""
-    knowledge_played = [0, 0, 0, 0]
-    for entry in sight.plays:
-        knowledge_played[entry >> 6] |= 1 << (entry & 63)
-    dealt = tuple([hands[s] | knowledge_played[s] for s in range(4)])
+    off in the order ``stock``: the seat's view (and what ``knowledge`` made of it) with the
+    hidden cards filled in."""
+    played = knowledge.played_by
+    dealt = tuple([hands[s] | played[s] for s in range(4)])
     kicks = sight.kick_cards
     next_card = 12 + 13 * len(kicks)
     # Only the cards still to come off the pack are read from a deck (running the pack).

@@ -36,7 +36,7 @@ from domain.bots import BOTS, Bot
 from domain.commands import Command, PlayerCommand
 from domain.search import LEVELS, ranked, values_in
 from domain.sight import BotView, bot_view
-from domain.worlds import world_state
+from domain.worlds import Knowledge, world_state
 
 FIGURES = (
     "strong:heuristic",
@@ -72,14 +72,15 @@ class Peeking:
             return self.searching(sight, rng)
         state = self.state
         hands = [*state.hands, 0]
+        knowledge = Knowledge(sight)
         pack = list(state.deck[state.next_card :])
         if self.peek == "bid-hands":
             worlds = [
-                (world_state(sight, hands, rng.sample(pack, len(pack))), 1)
+                (world_state(sight, knowledge, hands, rng.sample(pack, len(pack))), 1)
                 for _ in range(self.budget.worlds)
             ]
         else:
-            worlds = [(world_state(sight, hands, pack), 1)]
+            worlds = [(world_state(sight, knowledge, hands, pack), 1)]
         return ranked(values_in(sight, worlds))[0][0]
 
 

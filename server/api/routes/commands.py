@@ -133,7 +133,7 @@ async def accept_command(
     idempotency_key: str | None,
 ) -> CommandAccepted:
     """``sendCommand`` once its request is read: the route above and the edge's lane for
-    well-formed commands (``edge.command_lane``) both answer with this."""
+    well-formed commands (``command_lane``) both answer with this."""
     claim = await ctx.auth.claim_seat(game_id, seat, token)
     assert token is not None
     kind = type(data).__struct_config__.tag
