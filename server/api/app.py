@@ -31,7 +31,7 @@ from server.api.edge.rate_limit import RateLimiter
 from server.api.edge.request_guard import (
     check_content_type,
     check_new_table,
-    check_seat_number,
+    check_shapes,
     is_creation,
 )
 from server.api.edge.stream_cap import limit_streams
@@ -235,7 +235,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     async def before_request(request: Request[Any, Any, Any]) -> None:
         ctx = _context(request.app.state)
         check_content_type(request)
-        check_seat_number(request)
+        check_shapes(request)
         await ctx.limiter.check(request)
         await check_body_strictly(request)
         if is_creation(request):

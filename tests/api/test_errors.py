@@ -255,6 +255,17 @@ async def test_invalid_requests(client: httpx.AsyncClient) -> None:
         ("GET", f"/v1/games/{game}/seats/+0/hints", b""),
         ("POST", f"/v1/games/{game}/seats/1", b'{"name": ""}'),
         ("GET", f"/v1/games/{game}/events?limit=0", b""),
+        # A number in the query written otherwise: after=1e3 was read as 1000.
+        ("GET", f"/v1/games/{game}/events?after=1e3", b""),
+        ("GET", f"/v1/games/{game}/events?after=1.0", b""),
+        ("GET", f"/v1/games/{game}/stream?after=-0", b""),
+        ("GET", "/v1/games?limit=2.0", b""),
+        ("GET", "/v1/leaderboard?offset=1e1", b""),
+        # An id with a trailing newline (the routes' patterns end in $, which lets it by).
+        ("GET", f"/v1/games/{game}%0A", b""),
+        ("GET", f"/v1/games/{game}%0A/events", b""),
+        ("POST", f"/v1/games/{game}%0A/seats/0/commands", b'{"type": "stand"}'),
+        ("GET", "/v1/players/p0123456789abcdef%0A", b""),
         ("GET", f"/v1/games/{game}/events?after=-1", b""),
         ("GET", f"/v1/games/{game}/events?after=99999999999999999999", b""),
         ("GET", f"/v1/games/{game}/stream?after=x", b""),

@@ -5,7 +5,9 @@
   read as JSON all the same.
 - A game of four bots is played out, whole, by the request that creates it: its ``target``
   is capped (``ALLFOURS_MAX_BOT_TARGET``) so that one request cannot write an unbounded log.
-- A seat in the path is a plain number (the route's ``int`` would read ``+1`` or ``01`` too).
+- A path's game id, seat and player id, and a number in the query (``after``, ``limit``,
+  ``offset``), have one shape each (the routes' ``int`` would read ``+1``, ``01``, ``1e3`` or
+  ``2.0`` too, and their patterns a trailing newline).
 - A turn clock has a floor (``ALLFOURS_MIN_TURN_SECONDS``, default 10): a one-second clock
   marks a person away before they can read their cards, a trap for whoever sits down.
 
@@ -48,19 +50,48 @@ class ClockTooShort(ServiceError):
     code = "clock_too_short"
 
 
-_SEAT_IN_PATH: Final = re.compile(r"/seats/([^/]*)")
-_SEAT_NUMBER: Final = re.compile(r"0|[1-9][0-9]*", re.ASCII)
+_PLAIN_NUMBER: Final = re.compile(r"0|[1-9][0-9]*", re.ASCII)
+_PATH_PARTS: Final = (
+    (
+        re.compile(r"^/v1/games/([^/]+)"),
+        re.compile(r"[A-Za-z0-9_-]{1,64}", re.ASCII),
+        "the game id is 1 to 64 ASCII letters, digits, _ or -",
+    ),
+    (
+        re.compile(r"/seats/([^/]*)"),
+        _PLAIN_NUMBER,
+        "the seat in the path is a number 0..3 in ASCII digits",
+    ),
+    (
+        re.compile(r"^/v1/players/([^/]+)"),
+        re.compile(r"me|p[0-9a-f]{16}", re.ASCII),
+        "a player id is p and 16 hex digits",
+    ),
+)
+"""A path's ids and seat, with the whole shape each must have. The routes' own patterns end
+in ``$``, which lets a trailing newline through ("abc\\n" was looked up as a game)."""
+NUMBER_QUERIES: Final = ("after", "limit", "offset")
+"""The query parameters read as whole numbers, by any route."""
 
 
-def check_seat_number(request: Request[Any, Any, Any]) -> None:
-    """400 for a path's seat not written as a plain number: the route's ``int`` reads ``+1``,
-    `` 1``, ``01`` and other scripts' digits (Arabic-Indic, full-width) as seat 1, so one seat
-    had many URLs. (A plain number outside 0..3 is the route's own 400.)"""
-    found = _SEAT_IN_PATH.search(request.scope["path"])
-    if found is not None and _SEAT_NUMBER.fullmatch(found.group(1)) is None:
-        raise HTTPException(
-            status_code=400, detail="the seat in the path is a number 0..3 in ASCII digits"
-        )
+def check_shapes(request: Request[Any, Any, Any]) -> None:
+    """400 for a path's game id, seat or player id, or a query's number, not written in its
+    one shape: the routes' ``int`` reads ``+1``, `` 1``, ``01``, ``1e3``, ``2.0``, ``-0`` and
+    other scripts' digits (Arabic-Indic, full-width), so one seat or page had many URLs and
+    ``after=1e3`` meant 1000. Nothing is looked up first. (A plain number out of a route's
+    range is the route's own 400.)"""
+    path = request.scope["path"]
+    for where, shape, detail in _PATH_PARTS:
+        found = where.search(path)
+        if found is not None and shape.fullmatch(found.group(1)) is None:
+            raise HTTPException(status_code=400, detail=detail)
+    query = request.query_params
+    for name in NUMBER_QUERIES:
+        for value in query.getall(name, ()):
+            if _PLAIN_NUMBER.fullmatch(value) is None:
+                raise HTTPException(
+                    status_code=400, detail=f"{name} is a whole number in ASCII digits"
+                )
 
 
 def check_content_type(request: Request[Any, Any, Any]) -> None:
