@@ -138,11 +138,13 @@ def spawn_server(redis_url: str, workdir: Path, env: Mapping[str, str] | None) -
 async def start_server(
     redis_url: str, workdir: Path, env: Mapping[str, str] | None = None, ready_s: float = 20.0
 ) -> ServerProcess:
-    """``allfours serve`` on a free port, once ``/livez`` answers (or fail with its log)."""
+    """``allfours serve`` on a free port, once ``/readyz`` answers 200 (or fail with its log):
+    ready, its bot workers up, as a load balancer would wait for (``/livez`` alone came before
+    the bot worker, and a loaded machine's test then met a 503 from ``/readyz``)."""
     for attempt in range(3):
         server = spawn_server(redis_url, workdir, env)
         try:
-            await _wait_until_live(server, ready_s)
+            await _wait_until_ready(server, ready_s)
             return server
         except AssertionError:
             if server.proc.poll() is None:
@@ -154,17 +156,17 @@ async def start_server(
     raise AssertionError("unreachable")
 
 
-async def _wait_until_live(server: ServerProcess, ready_s: float) -> None:
-    """Poll ``/livez``: a child process gives no other signal that it is ready."""
+async def _wait_until_ready(server: ServerProcess, ready_s: float) -> None:
+    """Poll ``/readyz``: a child process gives no other signal that it is ready."""
     deadline = time.monotonic() + ready_s
     async with httpx.AsyncClient(base_url=server.url, timeout=1.0) as client:
         while True:
             server.check_alive()
             with contextlib.suppress(httpx.TransportError):
-                if (await client.get("/livez")).status_code == 200:
+                if (await client.get("/readyz")).status_code == 200:
                     return
             if time.monotonic() > deadline:
-                raise AssertionError(f"server not live after {ready_s}s:\n{server.log_tail()}")
+                raise AssertionError(f"server not ready after {ready_s}s:\n{server.log_tail()}")
             await asyncio.sleep(0.05)
 
 
