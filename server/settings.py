@@ -52,7 +52,8 @@ class Settings(msgspec.Struct, frozen=True):
     """SSE streams one client address may hold open at once (per worker); 429 beyond; 0: no
     cap."""
     read_timeout_s: float = 10.0
-    """A request's headers and body must arrive within this (slow clients are closed)."""
+    """A request's headers and body must arrive within this (slow clients get 408 and are
+    closed)."""
     keep_alive_s: float = 5.0
     """An idle keep-alive connection is closed after this."""
     max_bot_target: int = 21

@@ -50,10 +50,14 @@ def address(server: ServerProcess) -> tuple[str, int]:
     return parts.hostname, parts.port
 
 
-async def closed_by_server(reader: asyncio.StreamReader) -> bool:
-    """Whether the server has closed this connection (EOF or reset, without waiting)."""
+async def closed_by_server(reader: asyncio.StreamReader, received: bytearray | None = None) -> bool:
+    """Whether the server has closed this connection (EOF or reset, without waiting); what it
+    sent meanwhile is added to ``received``."""
     try:
-        return await asyncio.wait_for(reader.read(65536), 0.01) == b""
+        data = await asyncio.wait_for(reader.read(65536), 0.01)
+        if received is not None:
+            received += data
+        return data == b""
     except TimeoutError:
         return False
     except ConnectionError:
@@ -84,8 +88,9 @@ async def test_idle_connections_do_not_lock_livez_out(server_1024: ServerProcess
 
 
 async def test_a_request_that_trickles_in_is_cut_off(server_1024: ServerProcess) -> None:
-    """Slow headers (slowloris) and a slow body are closed after the read timeout; a quick
-    request on the same server is served meanwhile."""
+    """Slow headers (slowloris) and a slow body are answered 408 and closed after the read
+    timeout; a quick request on the same server is served meanwhile. A connection that never
+    sent a byte is closed without an answer."""
     host, port = address(server_1024)
     slow_headers = await asyncio.open_connection(host, port)
     slow_body = await asyncio.open_connection(host, port)
@@ -94,8 +99,10 @@ async def test_a_request_that_trickles_in_is_cut_off(server_1024: ServerProcess)
         b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
         b"Content-Length: 100\r\n\r\n{"
     )
+    silent, _ = await asyncio.open_connection(host, port)
     started = time.monotonic()
-    cut = {"headers": False, "body": False}
+    cut = {"headers": False, "body": False, "silent": False}
+    received = {name: bytearray() for name in cut}
     while time.monotonic() - started < READ_TIMEOUT_S + 3 and not all(cut.values()):
         for name, (reader, writer) in (("headers", slow_headers), ("body", slow_body)):
             if cut[name]:
@@ -103,11 +110,17 @@ async def test_a_request_that_trickles_in_is_cut_off(server_1024: ServerProcess)
             with contextlib.suppress(ConnectionError):
                 writer.write(b"X-Slow: 1\r\n" if name == "headers" else b" ")
                 await writer.drain()
-            cut[name] = await closed_by_server(reader)
+            cut[name] = await closed_by_server(reader, received[name])
+        cut["silent"] = cut["silent"] or await closed_by_server(silent, received["silent"])
         await asyncio.sleep(0.25)
     elapsed = time.monotonic() - started
     assert all(cut.values()), cut
     assert READ_TIMEOUT_S - 0.5 <= elapsed <= READ_TIMEOUT_S + 3, elapsed
+    for name in ("headers", "body"):
+        head, _, body = bytes(received[name]).partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 408 Request Timeout\r\n"), (name, received[name])
+        assert json.loads(body)["code"] == "request_timeout", body
+    assert received["silent"] == b"", received["silent"]
     # And a client that leaves in the middle of its body.
     _, leaving = await asyncio.open_connection(host, port)
     leaving.write(
@@ -119,10 +132,11 @@ async def test_a_request_that_trickles_in_is_cut_off(server_1024: ServerProcess)
     leaving.close()
     async with httpx.AsyncClient(base_url=server_1024.url, timeout=3.0) as client:
         assert (await client.get("/livez")).status_code == 200
-        # Neither is the server's failure: counted 499 (nginx's "client closed request"),
-        # where each was a 500 in the logs and the error counts (an outside trial).
+        # Neither is the server's failure: the slow body is counted 408, the one that left
+        # 499 (nginx's "client closed request"), where each was a 500 in the logs and the
+        # error counts (an outside trial).
         series = await posts_counted(client, 2)
-    assert series == {"499": 2.0}, series
+    assert series == {"408": 1.0, "499": 1.0}, series
 
 
 async def posts_counted(client: httpx.AsyncClient, expected: int) -> dict[str, float]:

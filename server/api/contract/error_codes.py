@@ -19,7 +19,11 @@ class ErrorCode(NamedTuple):
 
 
 ERROR_CODES: Final[dict[str, ErrorCode]] = {
-    "invalid_request": ErrorCode(400, "a malformed body, parameter or header"),
+    "invalid_request": ErrorCode(
+        400,
+        "a malformed body, parameter or header (a number, seat or id has one spelling: "
+        "plain ASCII digits, no sign, leading zero or exponent; no trailing newline)",
+    ),
     "invalid_name": ErrorCode(
         400, "a name that cannot be shown as it is (see Seat names; the `detail` says why)"
     ),
@@ -36,6 +40,11 @@ ERROR_CODES: Final[dict[str, ErrorCode]] = {
     ),
     "not_found": ErrorCode(404, "no such game, player or path"),
     "method_not_allowed": ErrorCode(405, "a method the path does not take (see `Allow`)"),
+    "request_timeout": ErrorCode(
+        408,
+        "a request whose headers and body did not all arrive within `ALLFOURS_READ_TIMEOUT_S` "
+        "of its first byte; the connection is closed after it",
+    ),
     "not_your_turn": ErrorCode(409, "another seat is to act"),
     "wrong_phase": ErrorCode(409, "not a move of this phase of the hand or table"),
     "card_not_in_hand": ErrorCode(409, "a card the seat does not hold"),

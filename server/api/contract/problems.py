@@ -181,15 +181,19 @@ def problem_response(
 
 CLIENT_CLOSED_REQUEST = 499
 """nginx's status for a request its client gave up on: what logs and metrics count when the
-body never came (the client closed the connection, or was too slow and the read deadline
-closed it). Nobody receives it; as a 500 it was counted as the server's failure."""
+client closed the connection before its body came. Nobody receives it; as a 500 it was
+counted as the server's failure."""
+READ_DEADLINE = "allfours.read_deadline"
+"""The ASGI scope's mark of a request whose body the read deadline cut off (the connection
+answered 408 ``request_timeout``): its handler counts a 408, not a 499."""
 _GONE_MIDWAY = "client disconnected prematurely"
 """What Litestar raises (an ``InternalServerException``) when the connection ends mid-body."""
 
 
 def _to_problem(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     if isinstance(exc, InternalServerException) and exc.detail == _GONE_MIDWAY:
-        return Response(b"", status_code=CLIENT_CLOSED_REQUEST)
+        cut_off = request.scope.get(READ_DEADLINE, False)
+        return Response(b"", status_code=408 if cut_off else CLIENT_CLOSED_REQUEST)
     if isinstance(exc, RuleViolation):
         status = HTTP_422_UNPROCESSABLE_ENTITY if exc.code in _UNPROCESSABLE_RULES else 409
         return problem_response(request, status, exc.code, exc.message)

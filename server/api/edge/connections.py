@@ -6,7 +6,7 @@ client would use up the open-file limit, and then nobody (``/livez`` included) g
 HTTP protocol here (uvicorn's httptools protocol, subclassed) adds, per worker process:
 
 - a read deadline: a request's headers and body must arrive within ``read_timeout_s`` of its
-  first byte (or of the connection's opening), else the connection is closed;
+  first byte (or of the connection's opening), else 408 and the connection is closed;
 - a size limit on a request's headers (``MAX_HEADER_BYTES``; 431 beyond, then closed);
 - a cap per peer address (trusted proxies exempt) and a cap in all: a connection beyond
   either closes the *idlest idle* connection that is over it (one with no request in
@@ -37,7 +37,7 @@ from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from server.api.contract.problems import problem_body
+from server.api.contract.problems import READ_DEADLINE, problem_body
 from server.api.edge.layers import RAW_ANSWER_HEADERS
 from server.settings import Settings
 
@@ -184,10 +184,22 @@ class GuardedProtocol(HttpToolsProtocol):
             self._deadline = None
 
     def _too_slow(self) -> None:
-        """The request did not arrive in time: close (a response may be on its way already
-        for a body the app stopped waiting for; the client is too slow to deserve it)."""
+        """The request did not arrive in time: 408 ``request_timeout`` and close, once a
+        request has begun and nothing has been answered yet (a connection that never sent a
+        byte is only closed; a response on its way is not cut into). A handler waiting for
+        the body is told why (``READ_DEADLINE``), so that it counts a 408, not a client gone."""
         self._deadline = None
-        if not self.transport.is_closing():
+        if self.transport.is_closing():
+            return
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_complete:
+            cycle.scope[READ_DEADLINE] = True  # type: ignore[literal-required]
+            if cycle.response_started:
+                self.transport.close()
+                return
+        if self.idle_since is None:
+            self._refuse(408, "request_timeout")
+        else:
             self.transport.close()
 
     def _refuse(self, status: int, code: str) -> None:
@@ -206,12 +218,14 @@ class GuardedProtocol(HttpToolsProtocol):
 _SECURITY_HEADERS = "".join(f"{k.decode()}: {v.decode()}\r\n" for k, v in RAW_ANSWER_HEADERS)
 _REASONS = {
     400: "Bad Request",
+    408: "Request Timeout",
     429: "Too Many Requests",
     431: "Request Header Fields Too Large",
     503: "Service Unavailable",
 }
 _DETAILS = {
     400: "the request is not valid HTTP/1.1",
+    408: "the request's headers and body did not arrive in time",
     429: "too many open connections from this address; close idle ones and retry",
     431: f"the request's headers take more than {MAX_HEADER_BYTES} bytes",
     503: "too many open connections; retry shortly",
