@@ -283,7 +283,12 @@ def _seat_back(s: State, e: SeatBack) -> State:
     player = s.players[e.seat]
     assert player is not None
     back = player.replace(away=False, timeouts=0, away_since=None)
-    return s.replace(version=s.version + 1, players=_with_player(s, e.seat, back), presence_at=e.at)
+    return s.replace(
+        version=s.version + 1,
+        players=_with_player(s, e.seat, back),
+        presence_at=e.at,
+        turn_at=_resumed_at(s, e.at),
+    )
 
 
 def _player_left(s: State, e: PlayerLeft) -> State:
@@ -299,7 +304,16 @@ def _player_replaced(s: State, e: PlayerReplaced) -> State:
         version=s.version + 1,
         players=_with_player(s, e.seat, Player(e.name, player=e.player)),
         presence_at=e.at,
+        turn_at=_resumed_at(s, e.at),
     )
+
+
+def _resumed_at(s: State, at: int) -> int:
+    """When the turn's clock starts after a person comes back or takes a seat over at ``at``:
+    then, if the game was paused (its clock stood still: the turn to act starts afresh, where
+    the deadline from before the pause had passed and timed the person out at once); else
+    when the turn came, as before."""
+    return at if s.paused else s.turn_at
 
 
 def _rematch_created(s: State, e: RematchCreated) -> State:

@@ -168,7 +168,8 @@ class State(Record):
     """Cards of the trick in progress, in play order from ``leader``."""
     players: Final[tuple[Player | None, ...]]  # = _NO_PLAYERS
     turn_at: Final[int]  # = 0
-    """When the seat to act got the turn (the ``at`` of that event): its clock starts there."""
+    """When the seat to act got the turn (the ``at`` of that event), or play resumed after a
+    pause (``evolve._resumed_at``): its clock starts there."""
     turn_timed_out: Final[bool]  # = False
     """The seat to act let its deadline pass: the bot makes this one decision."""
     won: Final[Hands]  # = (0, 0)

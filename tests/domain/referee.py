@@ -168,11 +168,13 @@ class Referee:
                 person = self.persons[seat]
                 if person["away"] and not person["left"] and self.away_pace:
                     check(e.at >= self.turn_at + self.away_pace, "an away seat played early")
+        was_paused = self._paused()
         handler = getattr(self, "_" + name)
         handler(e)
         if name in PRESENCE_EVENTS:
             self.presence_at = e.at
-        if name in TURN_EVENTS:
+        if name in TURN_EVENTS or (was_paused and not self._paused()):
+            # A pause stops the clock: play resumes with a fresh turn (README, Lifecycle).
             self.turn_at = e.at
             self.timed_out = None
 

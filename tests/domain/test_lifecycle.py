@@ -452,7 +452,11 @@ def test_a_lone_person_stepping_away_pauses_the_game_until_they_come_back():
     game.refuse(TimeOut(seat=1), "not_due", at=T0 + 10 * CLOCK_MS)
     game.do(ComeBack(seat=1), at=T0 + 60_000)
     assert not game.state.paused and view(game.state, None).idle_at is None
-    assert game.state.deadline == T0 + CLOCK_MS  # the turn is the person's again, on the clock
+    # The turn is the person's again, on a fresh clock: the one from before the pause had
+    # passed, and timed them out as they came back (an outside trial).
+    assert game.state.deadline == T0 + 60_000 + CLOCK_MS == view(game.state, 1).deadline
+    game.refuse(TimeOut(seat=1), "not_due", at=T0 + 60_000 + CLOCK_MS - 1)
+    assert owed_until_a_person(game, T0 + 60_001) == []
 
 
 def test_two_timeouts_of_a_lone_person_pause_the_game_instead_of_finishing_it():
@@ -484,7 +488,7 @@ def test_a_newcomer_taking_the_seat_over_ends_the_pause():
     game = lone_person_table(takeover_grace_ms=60_000)
     game.do(StepAway(seat=1), at=T0 + 1)
     game.do(Join(seat=1, name="newcomer"), at=T0 + 60_001)
-    assert not game.state.paused and game.state.deadline is not None
+    assert not game.state.paused and game.state.deadline == T0 + 60_001 + CLOCK_MS
 
 
 def test_with_people_present_an_away_seat_plays_at_the_tables_pace():
