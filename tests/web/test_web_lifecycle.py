@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import random
 import re
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from playwright.async_api import Browser, Page, expect
-from support import ServerProcess, take_seat, view_of
+from support import ServerProcess, start_server, take_seat, view_of
 from webplay import INSTANT_PACE, play_to_end, seat_action, table_state, wait_for_table
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
@@ -111,6 +112,72 @@ async def test_stepping_away_and_coming_back(page: Page, api: httpx.AsyncClient)
     await me.locator(".badge.away").wait_for(state="detached")
     assert (await view_of(api, game_id))["seats"][0]["away"] is False
     await page.locator('[data-seat-action="step_away"]').wait_for(state="attached")
+
+
+async def test_a_lone_person_away_reads_that_the_game_waits_for_them(
+    page: Page, api: httpx.AsyncClient
+) -> None:
+    """Nobody else at the table: the game pauses, and the page says so in both places (its
+    prompt said a bot played the seat while the felt said the game was paused)."""
+    created = await api.post(
+        "/v1/games",
+        json={
+            "bots": [None, "heuristic", "heuristic", "heuristic"],
+            "rules": {"turn_seconds": None},
+        },
+    )
+    game_id = created.json()["game_id"]
+    await page.goto("/")
+    await page.fill("#player-name", "Ann")
+    await (
+        page.locator(f'.game-row[data-game="{game_id}"]')
+        .get_by_role("button", name="Sit at 1")
+        .click()
+    )
+    await page.wait_for_url(f"**/table/{game_id}")
+    await wait_for_table(page)
+    await seat_action(page, "step_away")
+    await page.wait_for_function(
+        "() => document.querySelector('.table-page')?.dataset.paused === 'true'"
+    )
+    await expect(page.locator(".controls .prompt")).to_have_text(
+        "You are away: the game waits for you"
+    )
+
+
+async def test_an_away_seat_is_offered_after_its_grace_and_its_old_page_says_it_was_taken(
+    browser: Browser, redis_url: str, tmp_path: Path
+) -> None:
+    """A watcher is offered an away person's seat only once the grace has run out, counted
+    down until then (an early click got the server's words, "seat 0's person is away…"); the
+    page that held the seat then says it was taken over and watches (it said "Reconnecting…"
+    for ever, with the old hand: its stream's 401 is hidden from the page). An outside trial."""
+    server = await start_server(redis_url, tmp_path, {"ALLFOURS_TAKEOVER_GRACE_S": "3"})
+    contexts = []
+    try:
+        async with httpx.AsyncClient(base_url=server.url, timeout=10.0) as api:
+            for _ in range(2):
+                contexts.append(await browser.new_context(base_url=server.url))
+                await contexts[-1].add_init_script(INSTANT_PACE)
+            ann, cy = [await ctx.new_page() for ctx in contexts]
+            game_id = await ann_and_ben(ann, api)
+            await seat_action(ann, "step_away")
+            await ann.locator('.seat[data-seat="0"] .badge.away').wait_for()
+            await cy.goto("/")
+            await cy.fill("#player-name", "Cy")
+            await cy.goto(f"/table/{game_id}")
+            take = cy.locator('[data-key="take-0"]')
+            await expect(take).to_be_disabled()
+            await expect(take).to_have_text(re.compile(r"Take over in 0:0[1-3]"))
+            await expect(take).to_have_text("Take over this seat", timeout=8_000)
+            await take.click()
+            await cy.wait_for_function(VIEWER, arg="0")
+            await ann.wait_for_function(VIEWER, arg="spectator", timeout=15_000)
+            await expect(ann.locator("#problem")).to_contain_text("someone took it over")
+    finally:
+        for ctx in contexts:
+            await ctx.close()
+        assert await server.stop() == 0, server.log_tail()
 
 
 async def test_leaving_a_seat_and_someone_taking_it_over(

@@ -120,7 +120,7 @@ export function narrate(event, names, viewer) {
     case "TurnTimedOut":
       return `${who} ran out of time: a bot moved for ${s(who, "you", "them")}.`;
     case "SeatAway":
-      return `${who} ${s(who, "are", "is")} away: a bot plays for ${s(who, "you", "them")}.`;
+      return `${who} ${s(who, "are", "is")} away: a bot plays for ${s(who, "you", "them")} while others play on.`;
     case "SeatBack":
       return `${who} ${s(who, "are", "is")} back.`;
     case "PlayerLeft":

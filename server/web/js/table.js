@@ -249,9 +249,7 @@ function seatPlate(state, view, seat, position, handlers) {
       toAct ? h("span", { class: "turn" }, " ▶ to act") : null,
     ),
     h("div", { class: "badges" }, badges),
-    (info.left || info.away) && view.viewer === null && view.phase !== "ended"
-      ? h("div", { class: "offers" }, h("button", { type: "button", class: "small primary", "data-key": `take-${seat}`, onclick: () => handlers.takeSeat(seat) }, "Take over this seat"))
-      : null,
+    (info.left || info.away) && view.viewer === null && view.phase !== "ended" ? takeOverOffer(info, seat, handlers) : null,
     open
       ? seatOffers(state, view, seat, handlers)
       : h(
@@ -263,6 +261,23 @@ function seatPlate(state, view, seat, position, handlers) {
             : h("span", { class: "count" }, "Seated"),
           toAct && view.deadline ? countdown(view.deadline, handlers.now()) : null,
         ),
+  );
+}
+
+/** "Take over this seat" for a watcher: at once for a seat its person left; for an away
+ * person's, only once their grace has run out (`takeover_at`), counted down until then (the
+ * server refused an early click with its own words: "seat 0's person is away…"). */
+function takeOverOffer(info, seat, handlers) {
+  const now = handlers.now();
+  const waiting = info.takeover_at !== null && info.takeover_at > now;
+  return h(
+    "div",
+    { class: "offers" },
+    h(
+      "button",
+      { type: "button", class: "small primary", "data-key": `take-${seat}`, disabled: waiting, "data-opens-at": waiting ? info.takeover_at : null, onclick: () => handlers.takeSeat(seat) },
+      waiting ? ["Take over in ", countdown(info.takeover_at, now)] : "Take over this seat",
+    ),
   );
 }
 
@@ -325,7 +340,7 @@ export function endText(view) {
 
 function promptText(state, view) {
   if (view.viewer === null) return "Watching";
-  if (view.seats[view.viewer].away) return "You are away: a bot plays your seat";
+  if (view.seats[view.viewer].away) return view.paused ? "You are away: the game waits for you" : "You are away: a bot plays your seat";
   return statusLine(state, view);
 }
 

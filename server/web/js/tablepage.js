@@ -41,6 +41,7 @@ export function mountTable(root, gameId, { navigate, askName }) {
   let stopStream = null;
   let loading = false;
   let reloadAgain = false;
+  let checkingSeat = false; // a view asked for while the stream reconnects (checkSeat)
   let reloadTimer = null;
   let summaryTimer = null;
   let streamEvent = null; // an event of the stream waiting for the view that follows it
@@ -248,8 +249,32 @@ export function mountTable(root, gameId, { navigate, askName }) {
         }
         dispatch(message);
       },
-      onStatus: (status) => !unmounted && dispatch({ kind: "connection", status }),
+      onStatus: (status) => {
+        if (unmounted) return;
+        dispatch({ kind: "connection", status });
+        if (status === "reconnecting") checkSeat();
+      },
     });
+  }
+
+  /** A stream refused with 401 only says "error" (EventSource hides the status): while it
+   * reconnects, a seat's page asks for its view, whose 401 tells that the seat's token was
+   * replaced or the seat taken over (the page said "Reconnecting…" for ever, with the old
+   * hand). Other failures are the stream's to retry. */
+  async function checkSeat() {
+    const token = held?.token;
+    if (!token || checkingSeat) return;
+    checkingSeat = true;
+    try {
+      await api.getView(gameId, token);
+    } catch (error) {
+      if (!unmounted && token === held?.token && (error.status === 401 || error.status === 403)) {
+        seatLost();
+        reloadView();
+      }
+    } finally {
+      checkingSeat = false;
+    }
   }
 
   /** The view, then the story so far (quietly: the points of the hand, the log), then the
@@ -400,12 +425,15 @@ export function mountTable(root, gameId, { navigate, askName }) {
   function onVisibility() {
     if (document.hidden) pacer.flush(); // nobody watches: the game is shown as it is
   }
-  // The turn clock ticks in place: the countdowns' text changes, the rest is not redrawn.
+  // The turn clock ticks in place: the countdowns' text changes, the rest is not redrawn
+  // (but when something waiting for a time opens, a seat to take over).
   const ticker = setInterval(() => {
+    const now = Date.now();
     for (const el of root.querySelectorAll(".countdown[data-deadline]")) {
-      const text = clockText(Number(el.dataset.deadline), Date.now());
+      const text = clockText(Number(el.dataset.deadline), now);
       if (el.textContent !== text) el.textContent = text;
     }
+    if ([...root.querySelectorAll("[data-opens-at]")].some((el) => Number(el.dataset.opensAt) <= now)) draw();
   }, 250);
 
   document.addEventListener("keydown", onKey);
