@@ -171,6 +171,30 @@ async def test_huge_headers_are_refused_with_431(server_1024: ServerProcess) -> 
     assert json.loads(body)["code"] == "headers_too_large"
 
 
+async def test_a_large_body_sent_with_its_headers_is_413_not_431(
+    server_1024: ServerProcess,
+) -> None:
+    """A body over the size limit, read in one chunk with its headers, was counted as header
+    bytes and refused 431 ``headers_too_large`` (an outside trial: 4 of 6 such requests)."""
+    host, port = address(server_1024)
+    body = b'{"type": "stand", "padding": "' + b"a" * 100_000 + b'"}'
+    head = (
+        b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: %d\r\n\r\n" % len(body)
+    )
+    reader, writer = await asyncio.open_connection(host, port)
+    try:
+        writer.write(head + body)
+        with contextlib.suppress(ConnectionError):
+            await writer.drain()
+        answer = await asyncio.wait_for(reader.readuntil(b"}"), 5)
+    finally:
+        writer.close()
+    status, _, rest = answer.partition(b"\r\n")
+    assert status.startswith(b"HTTP/1.1 413 "), answer
+    assert b'"code":"payload_too_large"' in rest, answer
+
+
 async def test_connections_beyond_the_cap_when_none_is_idle_are_refused(
     redis_url: str, tmp_path: Path
 ) -> None:

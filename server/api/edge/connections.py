@@ -122,6 +122,8 @@ class GuardedProtocol(HttpToolsProtocol):
         self._header_bytes = 0
         """Bytes received since the request began while its headers were incomplete."""
         self._in_headers = True
+        self._oversized = False
+        """The headers, read whole, were over ``MAX_HEADER_BYTES`` (answered 431)."""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -139,17 +141,28 @@ class GuardedProtocol(HttpToolsProtocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
+        # Counted before the parser reads the chunk, judged after, while the headers are not
+        # whole: a chunk that ends them and carries the body's start is no header overflow (a
+        # large body read in one chunk with its headers was refused 431, where it is the app's
+        # 413); headers that came whole are measured as they are (``on_headers_complete``).
         if self._in_headers:
             self._header_bytes += len(data)
-            if self._header_bytes > MAX_HEADER_BYTES:
-                self._refuse(431, "headers_too_large")
-                return
         super().data_received(data)
+        if (
+            self._in_headers
+            and self._header_bytes > MAX_HEADER_BYTES
+            and not self.transport.is_closing()
+        ):
+            self._refuse(431, "headers_too_large")
 
     def send_400_response(self, msg: str) -> None:
-        """A request that does not parse as HTTP: a problem, as any other refusal."""
+        """A request that does not parse as HTTP, or whose headers came whole in one chunk
+        but over the limit (``on_headers_complete``): a problem, as any other refusal."""
         del msg  # uvicorn's text; the problem has its own
-        self._refuse(400, "invalid_request")
+        if self._oversized:
+            self._refuse(431, "headers_too_large")
+        else:
+            self._refuse(400, "invalid_request")
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
@@ -159,6 +172,10 @@ class GuardedProtocol(HttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         self._in_headers = False
+        size = len(self.url) + sum(len(name) + len(value) + 4 for name, value in self.headers)
+        if size > MAX_HEADER_BYTES:
+            self._oversized = True
+            raise ValueError("the request's headers are over the limit")
         if not all(has_numeric_port(value) for name, value in self.headers if name == b"host"):
             # Not HTTP (a port is digits), and no URL can be made of it: every answer that
             # names the request's path was a bare 500. Raised here, the parser's error is
