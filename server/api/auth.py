@@ -38,7 +38,12 @@ def token_of(request: Request[Any, Any, Any]) -> str | None:
     if request.method != "GET":
         return None  # a write credential never travels in a URL (logs, proxies, history)
     token = request.query_params.get("token")
-    return token or None
+    if token == "":
+        # Not a spectator's read by mistake: a client that meant a seat hears that it sent none.
+        raise Unauthorized(
+            "the token parameter is empty: send the seat token, or leave it out to watch"
+        )
+    return token
 
 
 class SeatAuth:

@@ -266,6 +266,10 @@ async def test_invalid_requests(client: httpx.AsyncClient) -> None:
         ("GET", f"/v1/games/{game}%0A/events", b""),
         ("POST", f"/v1/games/{game}%0A/seats/0/commands", b'{"type": "stand"}'),
         ("GET", "/v1/players/p0123456789abcdef%0A", b""),
+        # A parameter given twice (the first counted, silently).
+        ("GET", f"/v1/games/{game}/events?after=1&after=2", b""),
+        ("GET", f"/v1/games/{game}?token={token}&token=x", b""),
+        ("GET", "/v1/games?status=open&status=ended", b""),
         ("GET", f"/v1/games/{game}/events?after=-1", b""),
         ("GET", f"/v1/games/{game}/events?after=99999999999999999999", b""),
         ("GET", f"/v1/games/{game}/stream?after=x", b""),
@@ -275,6 +279,17 @@ async def test_invalid_requests(client: httpx.AsyncClient) -> None:
     ):
         response = await client.request(method, path, content=content or None, headers=auth)
         problem_of(response, 400, "invalid_request")
+    twice = [("Authorization", f"Bearer {token}"), ("Authorization", "Bearer x")]
+    problem_of(await client.get(f"/v1/games/{game}", headers=twice), 400, "invalid_request")
+    problem_of(
+        await client.post(
+            commands,
+            content=b'{"type": "stand"}',
+            headers=[*twice[::-1], ("Content-Type", "application/json")],
+        ),
+        400,
+        "invalid_request",
+    )
     assert await view_of(client, game, token) == before
 
 

@@ -151,6 +151,17 @@ async def test_a_refusal_never_repeats_the_query(client: httpx.AsyncClient) -> N
         assert problem["detail"] == "after is a whole number in ASCII digits", path
 
 
+async def test_an_empty_token_parameter_is_refused_not_read_as_a_spectator(
+    client: httpx.AsyncClient,
+) -> None:
+    """``?token=`` with nothing in it is a client that meant a seat and sent none: 401 (it
+    was answered as a spectator, which hid the client's bug)."""
+    game = (await create_game(client, [None, "random", "random", "random"]))["game_id"]
+    for path in (f"/v1/games/{game}", f"/v1/games/{game}/events", f"/v1/games/{game}/stream"):
+        problem_of(await client.get(path, params={"token": ""}), 401, "unauthorized")
+    assert (await client.get(f"/v1/games/{game}")).status_code == 200  # no parameter: watch
+
+
 @pytest.mark.parametrize("short", ["k", "0123456789abcde"])
 async def test_keys_that_hand_out_tokens_must_be_long(
     client: httpx.AsyncClient, short: str

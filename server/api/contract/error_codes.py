@@ -22,7 +22,8 @@ ERROR_CODES: Final[dict[str, ErrorCode]] = {
     "invalid_request": ErrorCode(
         400,
         "a malformed body, parameter or header (a number, seat or id has one spelling: "
-        "plain ASCII digits, no sign, leading zero or exponent; no trailing newline)",
+        "plain ASCII digits, no sign, leading zero or exponent; no trailing newline; a query "
+        "parameter or `Authorization` comes once)",
     ),
     "invalid_name": ErrorCode(
         400, "a name that cannot be shown as it is (see Seat names; the `detail` says why)"

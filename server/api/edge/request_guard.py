@@ -7,7 +7,8 @@
   is capped (``ALLFOURS_MAX_BOT_TARGET``) so that one request cannot write an unbounded log.
 - A path's game id, seat and player id, and a number in the query (``after``, ``limit``,
   ``offset``), have one shape each (the routes' ``int`` would read ``+1``, ``01``, ``1e3`` or
-  ``2.0`` too, and their patterns a trailing newline).
+  ``2.0`` too, and their patterns a trailing newline); a query parameter or ``Authorization``
+  comes once.
 - A turn clock has a floor (``ALLFOURS_MIN_TURN_SECONDS``, default 10): a one-second clock
   marks a person away before they can read their cards, a trap for whoever sits down.
 
@@ -78,7 +79,8 @@ def check_shapes(request: Request[Any, Any, Any]) -> None:
     """400 for a path's game id, seat or player id, or a query's number, not written in its
     one shape: the routes' ``int`` reads ``+1``, `` 1``, ``01``, ``1e3``, ``2.0``, ``-0`` and
     other scripts' digits (Arabic-Indic, full-width), so one seat or page had many URLs and
-    ``after=1e3`` meant 1000. Nothing is looked up first. (A plain number out of a route's
+    ``after=1e3`` meant 1000; and for a query parameter or ``Authorization`` given twice (the
+    first counted, silently). Nothing is looked up first. (A plain number out of a route's
     range is the route's own 400.)"""
     path = request.scope["path"]
     for where, shape, detail in _PATH_PARTS:
@@ -86,6 +88,11 @@ def check_shapes(request: Request[Any, Any, Any]) -> None:
         if found is not None and shape.fullmatch(found.group(1)) is None:
             raise HTTPException(status_code=400, detail=detail)
     query = request.query_params
+    for name, values in query.dict().items():
+        if len(values) > 1:  # which one counts is no client's guess to make
+            raise HTTPException(status_code=400, detail=f"{name} is given more than once")
+    if len(request.headers.getall("authorization", [])) > 1:
+        raise HTTPException(status_code=400, detail="Authorization is given more than once")
     for name in NUMBER_QUERIES:
         for value in query.getall(name, ()):
             if _PLAIN_NUMBER.fullmatch(value) is None:
