@@ -67,7 +67,11 @@ ERROR_CODES: Final[dict[str, ErrorCode]] = {
     "already_away": ErrorCode(409, "the person is away already"),
     "not_away": ErrorCode(409, "the person is not away"),
     "too_late_to_abort": ErrorCode(409, "the game's first card was played"),
-    "rematch_exists": ErrorCode(409, "the game has its rematch already"),
+    "rematch_exists": ErrorCode(
+        409,
+        "the game has its rematch already (the engine's refusal of a second one; over HTTP "
+        "createRematch answers the rematch there is, `duplicate: true`)",
+    ),
     "not_due": ErrorCode(409, "a timeout before its deadline"),
     "rated_table": ErrorCode(
         409, "a rated table seats only people with a player identity, and gives no hints"

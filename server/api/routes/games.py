@@ -186,7 +186,6 @@ class GamesController(Controller):
         responses=problems(
             *SEAT_REFUSALS,
             "wrong_phase",
-            "rematch_exists",
             "quota_exceeded",
             *WRITE_LIMITS,
         ),
