@@ -14,8 +14,7 @@ from typing import Final, Protocol
 
 from domain import cards as C
 from domain import policy, search
-from domain.commands import Beg, GiveOne, Play, PlayerCommand, RunPack, Stand
-from domain.legal import play_of
+from domain.commands import PlayerCommand
 from domain.rules import Rules
 from domain.sight import BotView
 from domain.visibility import PlayedCard, Viewer
@@ -71,29 +70,21 @@ def choice_index(rng: random.Random, n: int) -> int:
 def heuristic_bot(view: SeatSight, rng: random.Random) -> PlayerCommand:
     """A sensible legal action (``policy``): the same from a ``View`` as from a ``BotView``;
     ``rng`` is not used (the heuristic breaks ties by the order of the legal actions)."""
-    actions = view.legal_actions
     me = view.viewer
     assert me is not None
-    first = actions[0]
-    hand = C.cardset(C.parse_all(view.hand or ()))
-    if isinstance(first, Play):
-        trump = view.trump
-        assert trump is not None
-        trick = view.trick
-        card = policy.play_card(
-            C.cardset([C.parse(a.card) for a in actions if isinstance(a, Play)]),
-            me,
-            C.SUITS.index(trump),
-            tuple([C.parse(p.card) for p in trick]),
-            trick[0].seat if trick else me,
-        )
-        return play_of(me, card)
-    proposed = C.SUITS.index(view.kicks[0][1])
-    if isinstance(first, Stand):
-        return Stand(me) if policy.stands(hand, proposed) else Beg(me)
-    begging_score = view.scores[(me + 1) & 1]
-    give = policy.gives_one(hand, proposed, begging_score, view.rules.target)
-    return first if give and isinstance(first, GiveOne) else RunPack(me)
+    trump = view.trump
+    trick = view.trick
+    return policy.heuristic_action(
+        view.legal_actions,
+        me,
+        C.cardset(C.parse_all(view.hand or ())),
+        None if trump is None else C.SUITS.index(trump),
+        tuple([C.parse(p.card) for p in trick]),
+        trick[0].seat if trick else me,
+        C.SUITS.index(view.kicks[0][1]),
+        view.scores[(me + 1) & 1],
+        view.rules.target,
+    )
 
 
 BOTS: Final[dict[str, Bot]] = {

@@ -5,13 +5,13 @@ It plays like a careful beginner: it stands on a strong trump hand, cashes High,
 Jack, feeds counting cards to a partner who is winning the trick and wins tricks as cheaply as
 it can. The functions take plain numbers and card sets (``cards``), so a playout, which asks
 them for every card of every imagined hand, converts nothing; ``heuristic_bot`` (``bots``)
-converts a seat's view once per decision.
+converts a seat's view once per decision for ``heuristic_action``.
 """
 
 from __future__ import annotations
 
 from domain import cards as C
-from domain.commands import Beg, GiveOne, PlayerCommand, RunPack, Stand
+from domain.commands import Beg, GiveOne, Play, PlayerCommand, RunPack, Stand
 from domain.legal import follow_mask, give_one_allowed, play_of
 from domain.state import State
 
@@ -84,6 +84,31 @@ def play_card(allowed: C.CardSet, me: int, trump: int, trick: tuple[int, ...], l
     if safe_winners and not partner_winning:
         return min(safe_winners, key=lambda c: (c // 13 == trump, c % 13))
     return _cheapest([c for c in cards if c != jack] or cards, trump)
+
+
+def heuristic_action(
+    actions: tuple[PlayerCommand, ...],
+    me: int,
+    hand: C.CardSet,
+    trump: int | None,
+    trick: tuple[int, ...],
+    leader: int,
+    proposed: int,
+    begging_score: int,
+    target: int,
+) -> PlayerCommand:
+    """The heuristic's choice among ``actions`` (the seat's legal actions, from its view), on
+    card numbers: ``trick`` led by ``leader``, ``proposed`` the kick's suit, ``begging_score``
+    the score of the dealer's right's team."""
+    first = actions[0]
+    if isinstance(first, Play):
+        assert trump is not None
+        allowed = C.cardset([C.parse(a.card) for a in actions if isinstance(a, Play)])
+        return play_of(me, play_card(allowed, me, trump, trick, leader))
+    if isinstance(first, Stand):
+        return Stand(me) if stands(hand, proposed) else Beg(me)
+    give = gives_one(hand, proposed, begging_score, target)
+    return first if give and isinstance(first, GiveOne) else RunPack(me)
 
 
 def proposed_suit(state: State) -> int:

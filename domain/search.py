@@ -23,7 +23,7 @@ from domain.commands import PlayerCommand
 from domain.decide import execute
 from domain.legal import follow_cards, trick_winner
 from domain.playout import playout
-from domain.policy import gives_one, play_card, stands
+from domain.policy import gives_one, heuristic_action, play_card, stands
 from domain.records import Record
 from domain.sight import BotView
 from domain.state import State, next_seat
@@ -212,22 +212,35 @@ def _count_plays(
 
 
 def best_action(sight: BotView, rng: random.Random, budget: Budget) -> PlayerCommand:
-    """The legal action of highest estimated chance (the first of equals); a forced move is
-    made at once."""
+    """The legal action of highest estimated chance (``ranked``); a forced move is made at
+    once."""
     actions = sight.legal_actions
     if len(actions) == 1:
         return actions[0]
-    values = action_values(sight, rng, budget)
-    best = 0
-    for i in range(1, len(values)):
-        if values[i][1] > values[best][1]:
-            best = i
-    return values[best][0]
+    return ranked(sight, action_values(sight, rng, budget))[0][0]
 
 
-def ranked(values: list[tuple[PlayerCommand, float]]) -> tuple[tuple[PlayerCommand, float], ...]:
-    """Actions with their chances, the best first (equals in the order of the legal actions)."""
-    order = sorted(range(len(values)), key=lambda i: -values[i][1])
+def ranked(
+    sight: BotView, values: list[tuple[PlayerCommand, float]]
+) -> tuple[tuple[PlayerCommand, float], ...]:
+    """Actions with their chances, the best first. Among equals, the heuristic's choice comes
+    first, then the order of the legal actions: where every world plays out alike (a discard
+    late in the hand, say), the heuristic's card is as good as any, and it is the card the
+    partner's inference expects (``likelihood`` models every other seat as the heuristic).
+    (Against the first of equals, on the bench's 400 deals: ``strong`` 69.25% against
+    67.75% of the heuristic's games, ``master`` 70.75% against 70.3%: within the noise.)"""
+    usual = heuristic_action(
+        sight.legal_actions,
+        sight.viewer,
+        sight.hand_cards,
+        sight.trump_suit,
+        sight.trick_cards,
+        sight.trick_leader,
+        sight.kick_cards[0] // 13,
+        sight.scores[(sight.viewer + 1) & 1],
+        sight.rules.target,
+    )
+    order = sorted(range(len(values)), key=lambda i: (-values[i][1], values[i][0] != usual, i))
     return tuple([values[i] for i in order])
 
 
@@ -259,4 +272,4 @@ def hints(
     empty when the seat has nothing to decide."""
     if not sight.legal_actions:
         return ()
-    return ranked(action_values(sight, rng, LEVELS[level]))
+    return ranked(sight, action_values(sight, rng, LEVELS[level]))

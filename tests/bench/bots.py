@@ -81,7 +81,7 @@ class Peeking:
             ]
         else:
             worlds = [(world_state(sight, knowledge, hands, pack), 1)]
-        return ranked(values_in(sight, worlds))[0][0]
+        return ranked(sight, values_in(sight, worlds))[0][0]
 
 
 class Timed:

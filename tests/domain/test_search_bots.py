@@ -126,7 +126,7 @@ def test_a_search_bot_always_plays_a_legal_action(setup, pick, seed):
 def test_hints_rank_every_legal_action_with_its_chance():
     for state in DECISIONS[3::60]:
         sight = bot_view(state, state.to_act)
-        ranked_hints = ranked(action_values(sight, random.Random(2), TINY))
+        ranked_hints = ranked(sight, action_values(sight, random.Random(2), TINY))
         assert {a for a, _ in ranked_hints} == set(sight.legal_actions)
         chances = [p for _, p in ranked_hints]
         assert chances == sorted(chances, reverse=True)
@@ -134,6 +134,24 @@ def test_hints_rank_every_legal_action_with_its_chance():
         if len(sight.legal_actions) > 1:
             assert ranked_hints[0][0] == best_action(sight, random.Random(2), TINY)
     assert hints(bot_view(DECISIONS[0], (DECISIONS[0].to_act + 1) % 4), random.Random(0)) == ()
+
+
+def test_among_equal_chances_the_heuristics_choice_comes_first():
+    """Where every world plays out alike, the search makes the heuristic's move (the one its
+    partner's inference expects), not the first legal action; a better chance still wins."""
+    tried = 0
+    for state in DECISIONS:
+        sight = bot_view(state, state.to_act)
+        actions = sight.legal_actions
+        usual = heuristic_bot(sight, random.Random(0))
+        if usual == actions[0]:
+            continue
+        tried += 1
+        assert ranked(sight, [(a, 0.5) for a in actions])[0][0] == usual
+        better = [(a, 0.6 if a == actions[0] else 0.5) for a in actions]
+        assert ranked(sight, better)[0] == (actions[0], 0.6)
+        assert ranked(sight, better)[1][0] == usual
+    assert tried >= 20, tried
 
 
 def _game_with_a_search(seed: str, rules: Rules) -> list[Event]:
