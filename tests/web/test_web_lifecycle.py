@@ -114,37 +114,6 @@ async def test_stepping_away_and_coming_back(page: Page, api: httpx.AsyncClient)
     await page.locator('[data-seat-action="step_away"]').wait_for(state="attached")
 
 
-async def test_a_lone_person_away_reads_that_the_game_waits_for_them(
-    page: Page, api: httpx.AsyncClient
-) -> None:
-    """Nobody else at the table: the game pauses, and the page says so in both places (its
-    prompt said a bot played the seat while the felt said the game was paused)."""
-    created = await api.post(
-        "/v1/games",
-        json={
-            "bots": [None, "heuristic", "heuristic", "heuristic"],
-            "rules": {"turn_seconds": None},
-        },
-    )
-    game_id = created.json()["game_id"]
-    await page.goto("/")
-    await page.fill("#player-name", "Ann")
-    await (
-        page.locator(f'.game-row[data-game="{game_id}"]')
-        .get_by_role("button", name="Sit at 1")
-        .click()
-    )
-    await page.wait_for_url(f"**/table/{game_id}")
-    await wait_for_table(page)
-    await seat_action(page, "step_away")
-    await page.wait_for_function(
-        "() => document.querySelector('.table-page')?.dataset.paused === 'true'"
-    )
-    await expect(page.locator(".controls .prompt")).to_have_text(
-        "You are away: the game waits for you"
-    )
-
-
 async def test_an_away_seat_is_offered_after_its_grace_and_its_old_page_says_it_was_taken(
     browser: Browser, redis_url: str, tmp_path: Path
 ) -> None:

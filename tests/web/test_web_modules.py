@@ -777,3 +777,26 @@ async def test_between_tricks_the_status_says_who_won_the_last(
     read, and hidden on phones: an outside trial)."""
     await page.goto("/")
     assert await page.evaluate(BETWEEN_TRICKS, [to_act, winner]) == status
+
+
+async def test_the_score_sheet_shows_a_hand_with_no_points_as_plus_0_and_you_take_over(
+    page: Page,
+) -> None:
+    """A team with no points in a hand reads "+0 → 6", as the other reads "+2 → 5" (it read
+    "→ 6"); a person's own takeover is told as theirs on their own page ("You took over seat
+    2", not "Cy took over seat 2"). An outside trial."""
+    await page.goto("/")
+    result = await page.evaluate(
+        """async () => {
+      const { scoreSheet } = await import('/static/js/summary.js');
+      const { narrate } = await import('/static/js/narrate.js');
+      const hand = { number: 4, points: [{ kind: 'high', team: 1, points: 2 }], scored: true,
+                     scores: [6, 5], before: [6, 3] };
+      const sheet = scoreSheet({ hands: [hand] });
+      const replaced = { type: 'PlayerReplaced', seat: 1, name: 'Cy' };
+      const names = ['Ann', 'Cy', null, null];
+      return [[...sheet.querySelectorAll('td.num')].map((td) => td.textContent),
+              narrate(replaced, names, 1), narrate(replaced, names, 0)];
+    }"""
+    )
+    assert result == [["+0 → 6", "+2 → 5"], "You took over seat 2.", "Cy took over seat 2."]

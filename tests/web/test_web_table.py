@@ -412,6 +412,8 @@ async def test_a_lone_person_who_steps_away_finds_the_game_waiting(
         "() => document.querySelector('.table-page').dataset.paused === 'true'"
     )
     assert "Paused" in (await page.text_content("#status") or "")
+    # And the prompt agrees (it said a bot played the seat: an outside trial).
+    assert await page.text_content(".controls .prompt") == "You are away: the game waits for you"
     version = (await view_of(api, game_id))["version"]
     await page.wait_for_timeout(1500)  # a short end-to-end wait: nothing may happen meanwhile
     view = await view_of(api, game_id)

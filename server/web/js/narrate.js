@@ -126,7 +126,7 @@ export function narrate(event, names, viewer) {
     case "PlayerLeft":
       return `${who} left the table.`;
     case "PlayerReplaced":
-      return `${event.name} took over seat ${event.seat + 1}.`;
+      return event.seat === viewer ? `You took over seat ${event.seat + 1}.` : `${event.name} took over seat ${event.seat + 1}.`;
     case "RematchCreated":
       return "A rematch table is open.";
     default:

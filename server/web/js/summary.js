@@ -93,8 +93,8 @@ export function scoreSheet(book) {
           { "data-hand": hand.number },
           h("th", { scope: "row" }, String(hand.number)),
           cell(hand.points.map((p) => `${pointLabel(p)} ${TEAM_NAMES[p.team].slice(-1)}`).join(", ") || "none", "points"),
-          cell(`${totals[0] ? `+${totals[0]} ` : ""}→ ${after[0]}`, "num"),
-          cell(`${totals[1] ? `+${totals[1]} ` : ""}→ ${after[1]}`, "num"),
+          cell(`+${totals[0]} → ${after[0]}`, "num"),
+          cell(`+${totals[1]} → ${after[1]}`, "num"),
         );
       }),
     ),
