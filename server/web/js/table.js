@@ -353,23 +353,8 @@ function controls(state, view, actions, handlers) {
     { class: `controls${prompt ? " your-turn" : ""}`, role: "group", "aria-label": "Your actions" },
     h("p", { class: "error", role: "alert", id: "problem" }, state.error || ""),
     state.error ? null : h("p", { class: "prompt" }, promptText(state, view)),
-    calls.map((action, i) =>
-      h(
-        "button",
-        {
-          type: "button",
-          class: "primary",
-          "data-action": action.type,
-          "data-key": `action-${action.type}`,
-          "aria-keyshortcuts": String(i + 1),
-          disabled: isBusy(state),
-          onclick: () => handlers.act(action),
-        },
-        h("span", { class: "keycap", "aria-hidden": "true" }, String(i + 1)),
-        ACTION_LABELS[action.type] || action.type,
-        chanceBadge(hintsFor(state, view), action),
-      ),
-    ),
+    // The calls wrap as one group: "Stand" beside the prompt and "Beg" below it read as apart.
+    calls.length ? h("span", { class: "calls" }, calls.map((action, i) => callButton(state, view, handlers, action, i))) : null,
     prompt ? hintButton(state, view, handlers) : null,
     // On a phone the clock shows its time only, so the dock keeps one row on the person's turn.
     prompt && view.deadline ? h("span", { class: "clock" }, h("span", { class: "clock-words" }, "Time left "), countdown(view.deadline, handlers.now())) : null,
@@ -378,6 +363,25 @@ function controls(state, view, actions, handlers) {
       .map((action) =>
         h("button", { type: "button", class: "primary", "data-seat-action": "come_back", "data-key": "seat-come_back", disabled: isBusy(state), onclick: () => handlers.lifecycle(action) }, "I’m back"),
       ),
+  );
+}
+
+/** A call of the bidding (stand, beg, give one, run the pack), numbered for the keyboard. */
+function callButton(state, view, handlers, action, i) {
+  return h(
+    "button",
+    {
+      type: "button",
+      class: "primary",
+      "data-action": action.type,
+      "data-key": `action-${action.type}`,
+      "aria-keyshortcuts": String(i + 1),
+      disabled: isBusy(state),
+      onclick: () => handlers.act(action),
+    },
+    h("span", { class: "keycap", "aria-hidden": "true" }, String(i + 1)),
+    ACTION_LABELS[action.type] || action.type,
+    chanceBadge(hintsFor(state, view), action),
   );
 }
 
