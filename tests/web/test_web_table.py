@@ -204,7 +204,8 @@ async def test_on_a_phone_the_turn_adds_no_row_to_the_dock(page: Page) -> None:
 async def test_a_bid_leaves_the_felt_uncovered_at_every_size(page: Page) -> None:
     """When the person is to stand or beg, or to give one or run the pack, the dock holds two
     actions and the hint and the felt has the least room: the status line (the longest ones
-    are the bids') and the trick's places still cover no seat at any size."""
+    are the bids') and the trick's places still cover no seat at any size; the two calls keep
+    to one row."""
     await quick_play(page)
     cards = page.locator(".hand button.card.playable:not([disabled])")
     for _ in range(600):
@@ -221,10 +222,15 @@ async def test_a_bid_leaves_the_felt_uncovered_at_every_size(page: Page) -> None
             await page.wait_for_timeout(30)
     else:
         raise AssertionError("the person was never offered a bid")
+    calls_tops = """() => [...document.querySelectorAll('.controls button[data-action]')]
+                        .map(b => Math.round(b.getBoundingClientRect().top))"""
     for width, height in SIZES:
         await page.set_viewport_size({"width": width, "height": height})
         await page.wait_for_timeout(150)  # a frame or two for the layout
         assert_nothing_covered(await page.evaluate(BOXES, WORST_CORNERS), width, height)
+        # The two calls on one row ("Stand" beside the prompt, "Beg" below: a trial).
+        tops = await page.evaluate(calls_tops)
+        assert len(tops) == 2 and tops[0] == tops[1], (width, height, tops)
 
 
 async def test_the_bots_moves_come_one_after_another_at_a_persons_pace(
