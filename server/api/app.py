@@ -33,6 +33,7 @@ from server.api.edge.request_guard import (
     check_new_table,
     check_shapes,
     is_creation,
+    key_given_twice,
 )
 from server.api.edge.stream_cap import limit_streams
 from server.api.routes.analysis import AnalysisController
@@ -80,11 +81,19 @@ async def check_body_strictly(request: Request[Any, Any, Any]) -> None:
     Litestar converts request bodies in msgspec's lax mode (``"14"`` becomes 14, ``0``
     becomes false), so bodies the spec calls invalid would be accepted. Checking strictly
     first keeps the server to its spec, by JSON Schema's rules (``14.0`` is an integer);
-    malformed JSON is left to Litestar's own error."""
+    a key given twice is refused; malformed JSON is left to Litestar's own error."""
     field = request.route_handler.parsed_data_field
     if field is None:
         return
     body = await request.body()  # kept by the request: the handler reads it again
+    twice = key_given_twice(body)
+    if twice is not None:
+        raise ValidationException(
+            detail=f"Validation failed for {request.method} {request.url.path}",
+            extra=[
+                {"message": f"the key {twice!r} is given twice", "key": twice, "source": "body"}
+            ],
+        )
     try:
         # The common case in one typed pass (msgspec's JSON decoding is strict already). The
         # value decoded is handed to Litestar as the request's JSON: its own lax decoding and

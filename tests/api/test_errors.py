@@ -238,6 +238,10 @@ async def test_invalid_requests(client: httpx.AsyncClient) -> None:
         ("POST", commands, b'{"type": "fold"}'),
         ("POST", commands, b'{"type": "stand", "extra": 1}'),
         ("POST", commands, b'{"type": "stand", "expected_version": "7"}'),
+        # A key given twice: which one counts is each parser's guess (msgspec took the last).
+        ("POST", commands, b'{"type": "stand", "type": "beg"}'),
+        ("POST", commands, b'{"type": "play", "card": "AS", "card": "KS"}'),
+        ("POST", "/v1/games", b'{"rules": {"target": 11, "target": 14}}'),
         ("POST", "/v1/games", b'{"rules": {"target": 0}}'),
         ("POST", "/v1/games", b'{"rules": {"tobago_kick": 1}}'),
         ("POST", "/v1/games", b'{"bots": [null, null, null]}'),

@@ -23,7 +23,7 @@ ERROR_CODES: Final[dict[str, ErrorCode]] = {
         400,
         "a malformed body, parameter or header (a number, seat or id has one spelling: "
         "plain ASCII digits, no sign, leading zero or exponent; no trailing newline; a query "
-        "parameter or `Authorization` comes once)",
+        "parameter, `Authorization` and a body's key come once)",
     ),
     "invalid_name": ErrorCode(
         400, "a name that cannot be shown as it is (see Seat names; the `detail` says why)"

@@ -2,7 +2,7 @@
 
 - A body must say it is JSON (``Content-Type: application/json``), else 415: a cross-site
   HTML form can send ``text/plain`` without a CORS preflight, and the body would otherwise be
-  read as JSON all the same.
+  read as JSON all the same. No object in it gives a key twice (``key_given_twice``).
 - A game of four bots is played out, whole, by the request that creates it: its ``target``
   is capped (``ALLFOURS_MAX_BOT_TARGET``) so that one request cannot write an unbounded log.
 - A path's game id, seat and player id, and a number in the query (``after``, ``limit``,
@@ -18,6 +18,7 @@ The hourly quota of new tables per address is counted by the creation itself
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Final
 
@@ -99,6 +100,34 @@ def check_shapes(request: Request[Any, Any, Any]) -> None:
                 raise HTTPException(
                     status_code=400, detail=f"{name} is a whole number in ASCII digits"
                 )
+
+
+class _GivenTwice(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _object_of(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    made = dict(pairs)
+    if len(made) != len(pairs):
+        names = [name for name, _ in pairs]
+        raise _GivenTwice(next(name for name in names if names.count(name) > 1))
+    return made
+
+
+def key_given_twice(body: bytes) -> str | None:
+    """The first key that an object of the JSON ``body`` gives twice; None when none does (or
+    the body is no JSON: that is the decoder's to word). RFC 8259 leaves such a body's meaning
+    to each parser (msgspec keeps the last, others the first), so two readers of one request,
+    a proxy and the server say, could see two different commands: it is refused."""
+    try:
+        json.loads(body, object_pairs_hook=_object_of)
+    except _GivenTwice as twice:
+        return twice.key
+    except (ValueError, RecursionError):
+        return None
+    return None
 
 
 def check_content_type(request: Request[Any, Any, Any]) -> None:

@@ -13,7 +13,8 @@ The lane takes a request only if nothing about it needs the framework: ``POST`` 
 canonical path of a command with no query, a JSON body of a stated length within the limit,
 no ``Origin`` (CORS is the framework's), a valid ``Host``, and at most one of each header it
 reads. It then reads the body, and if that does not decode as a command (strictly, as
-``app.check_body_strictly`` would), or was cut short by a disconnect, it hands the request on
+``app.check_body_strictly`` would, a key given twice included), or was cut short by a
+disconnect, it hands the request on
 with the messages it read, as they came, so that the route words the error (or, for a client
 gone, stores nothing), and counts it. Request ids, logs, security headers and the stream cap
 stay outside, around both; a command the lane answers is counted in the metrics under the
@@ -42,7 +43,7 @@ from server.api.context import AppContext
 from server.api.contract.models import CommandBody
 from server.api.contract.problems import EXCEPTION_HANDLERS
 from server.api.edge.metrics import request_metrics
-from server.api.edge.request_guard import JSON_MEDIA_TYPE
+from server.api.edge.request_guard import JSON_MEDIA_TYPE, key_given_twice
 from server.api.routes.commands import accept_command
 
 PATH: Final = re.compile(r"/v1/games/([A-Za-z0-9_-]{1,64})/seats/([0-3])/commands")
@@ -167,9 +168,10 @@ def _command_in(messages: list[ReceiveMessage]) -> CommandBody | None:
         return None
     body = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.request")
     try:
-        return _DECODE.decode(body)
+        command = _DECODE.decode(body)
     except (msgspec.DecodeError, RecursionError):
         return None
+    return None if key_given_twice(body) is not None else command
 
 
 def _replay(messages: list[ReceiveMessage], receive: Receive) -> Receive:
