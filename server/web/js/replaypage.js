@@ -15,6 +15,7 @@ export function mountReplay(root, gameId, { navigate }) {
   const handlers = {
     go: (position) => {
       model = { ...model, position: Math.max(0, Math.min(model.events.length, position)) };
+      revealTable(root);
       draw();
     },
     openId: (id) => navigate(`/replay/${encodeURIComponent(id)}`),
@@ -99,4 +100,16 @@ export function mountReplay(root, gameId, { navigate }) {
     unmounted = true;
     document.removeEventListener("keydown", onKey);
   };
+}
+
+/** On a phone the steps keep to the foot of the screen, over the table's lower part until the
+ * page is scrolled (the trick in play was hidden behind them: an outside trial): a step
+ * scrolls the table into view above them, its top kept on the screen. */
+function revealTable(root) {
+  const steps = root.querySelector(".replay-steps");
+  const felt = root.querySelector(".replay-felt");
+  if (!steps || !felt || getComputedStyle(steps).position !== "sticky") return;
+  const table = felt.getBoundingClientRect();
+  const hidden = Math.min(table.bottom - steps.getBoundingClientRect().top, table.top);
+  if (hidden > 0) window.scrollBy({ top: hidden, behavior: "instant" });
 }
