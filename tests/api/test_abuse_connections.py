@@ -119,7 +119,9 @@ async def test_a_request_that_trickles_in_is_cut_off(server_1024: ServerProcess)
     for name in ("headers", "body"):
         head, _, body = bytes(received[name]).partition(b"\r\n\r\n")
         assert head.startswith(b"HTTP/1.1 408 Request Timeout\r\n"), (name, received[name])
-        assert json.loads(body)["code"] == "request_timeout", body
+        assert_answered_like_the_app(head)
+        problem = json.loads(body)
+        assert problem["code"] == "request_timeout" and problem["title"] == "Request timeout"
     assert received["silent"] == b"", received["silent"]
     # And a client that leaves in the middle of its body.
     _, leaving = await asyncio.open_connection(host, port)
@@ -168,7 +170,16 @@ async def test_huge_headers_are_refused_with_431(server_1024: ServerProcess) -> 
         writer.close()
     head, _, body = answer.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 431 "), head
+    assert_answered_like_the_app(head)
     assert json.loads(body)["code"] == "headers_too_large"
+
+
+def assert_answered_like_the_app(head: bytes) -> None:
+    """A refusal written by the connection carries a request id and a date, as the app's
+    answers do (a trial found the 408 without them)."""
+    fields = dict(line.split(b": ", 1) for line in head.split(b"\r\n")[1:])
+    assert len(fields[b"x-request-id"]) == 16, fields
+    assert fields[b"date"].endswith(b" GMT"), fields
 
 
 async def test_a_large_body_sent_with_its_headers_is_413_not_431(

@@ -30,9 +30,11 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import resource
+import secrets
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
+from email.utils import formatdate
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -224,9 +226,13 @@ class GuardedProtocol(HttpToolsProtocol):
         then close."""
         retry = "retry-after: 1\r\n" if status in (429, 503) else ""
         body = problem_body(status, code, _DETAILS[status], retry_after=1 if retry else None)
+        # A request id and a date as every answer of the app has (``edge.logs``): a client's
+        # report of a refusal names it like any other.
         head = (
             f"HTTP/1.1 {status} {_REASONS[status]}\r\ncontent-type: application/problem+json\r\n"
-            f"{retry}{_SECURITY_HEADERS}connection: close\r\ncontent-length: {len(body)}\r\n\r\n"
+            f"{retry}{_SECURITY_HEADERS}x-request-id: {secrets.token_hex(8)}\r\n"
+            f"date: {formatdate(usegmt=True)}\r\n"
+            f"connection: close\r\ncontent-length: {len(body)}\r\n\r\n"
         )
         self.transport.write(head.encode() + body)
         self.transport.close()
