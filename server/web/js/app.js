@@ -2,6 +2,7 @@
 // profile, the leaderboard), follows in-page links without reloading, and unmounts the page
 // it leaves (its streams and timers). The person's player identity is made on the first visit.
 
+import { askText } from "./dialog.js";
 import { h } from "./dom.js";
 import { ensureIdentity } from "./identity.js";
 import { mountLeaderboard } from "./leaderboardpage.js";
@@ -16,10 +17,10 @@ import { keepName, playerName } from "./seats.js";
 const root = document.getElementById("main");
 let unmount = null;
 
-function askName() {
+async function askName() {
   const known = playerName();
   if (known) return known;
-  const typed = (window.prompt("Your name at the table?") || "").trim();
+  const typed = await askText("Your name at the table", "Name", "Take the seat");
   if (typed) keepName(typed);
   return typed;
 }
