@@ -182,6 +182,28 @@ def assert_answered_like_the_app(head: bytes) -> None:
     assert fields[b"date"].endswith(b" GMT"), fields
 
 
+async def test_many_pipelined_requests_in_one_write_are_all_answered(
+    server_1024: ServerProcess,
+) -> None:
+    """1,000 requests pipelined in one 100 KB write: each is answered (a chunk of more than
+    64 KiB was counted as one request's headers and refused 431, noted for several stops)."""
+    host, port = address(server_1024)
+    request = b"GET /livez HTTP/1.1\r\nHost: x\r\nX-Pad: " + b"a" * 60 + b"\r\n\r\n"
+    reader, writer = await asyncio.open_connection(host, port)
+    answers = b""
+    try:
+        writer.write(request * 1_000)
+        await writer.drain()
+        while answers.count(b"HTTP/1.1 ") < 1_000:
+            read = await asyncio.wait_for(reader.read(1 << 20), 10)
+            if not read:  # closed by the server
+                break
+            answers += read
+    finally:
+        writer.close()
+    assert answers.count(b"HTTP/1.1 200 ") == 1_000, answers.count(b"HTTP/1.1 ")
+
+
 async def test_a_large_body_sent_with_its_headers_is_413_not_431(
     server_1024: ServerProcess,
 ) -> None:

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
-from playwright.async_api import Browser, BrowserContext, Page, Route
+from playwright.async_api import Browser, BrowserContext, Page, Route, expect
 from support import ServerProcess, drive, view_of
 from webplay import INSTANT_PACE, OFFERED, play_while_offered, table_state, wait_for_table
 
@@ -177,19 +177,21 @@ async def test_a_private_table_seats_the_invite_links_holders_only(
     assert game_id not in [g["game_id"] for g in listed]  # not in the lobby
 
     guest: Page = await person()
-    guest.on("dialog", lambda dialog: dialog.accept("Ben"))
     await guest.goto(link)
     await wait_for_table(guest)
     await guest.click('[data-key="sit-2"]')
+    await guest.locator("dialog[open] #dialog-text").fill("Ben")  # the name, asked in the page
+    await guest.locator('dialog[open] [data-dialog="yes"]').click()
     await guest.wait_for_function(
         "() => document.querySelector('.table-page')?.dataset.viewer === '2'"
     )
 
     stranger: Page = await person()
-    stranger.on("dialog", lambda dialog: dialog.accept("Cy"))
     await stranger.goto(f"/table/{game_id}")
     await wait_for_table(stranger)
     await stranger.click('[data-key="sit-1"]')
+    await stranger.locator("dialog[open] #dialog-text").fill("Cy")
+    await stranger.keyboard.press("Enter")  # Enter in the field answers as the button does
     await stranger.wait_for_function(
         "() => document.getElementById('problem')?.textContent.length > 0"
     )
@@ -246,6 +248,8 @@ async def test_four_people_play_people_and_play_their_rated_table_to_the_end(
     await pages[0].locator("#queue-wait").wait_for()
     await pages[0].click("#queue-cancel")
     await pages[0].locator("#queue-form").wait_for()
+    # The form comes back at once; the server's answer is the page's "You left the queue."
+    await expect(pages[0].locator("#queue-status")).to_have_text("You left the queue.")
     key = await pages[0].evaluate("JSON.parse(localStorage.getItem('allfours.player')).key")
     ticket = (await api.get("/v1/matchmaking", headers={"Authorization": f"Bearer {key}"})).json()
     assert ticket["status"] == "idle", ticket
