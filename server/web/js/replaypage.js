@@ -15,8 +15,9 @@ export function mountReplay(root, gameId, { navigate }) {
   const handlers = {
     go: (position) => {
       model = { ...model, position: Math.max(0, Math.min(model.events.length, position)) };
-      revealTable(root);
       draw();
+      // After the redraw (the redrawer's frame comes first): a deal makes the table taller.
+      requestAnimationFrame(() => revealTable(root));
     },
     openId: (id) => navigate(`/replay/${encodeURIComponent(id)}`),
     analyse: async () => {
